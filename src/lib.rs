@@ -1,0 +1,8 @@
+//! paddock: a GPU-rendered terminal multiplexer for running coding agents side by side.
+//!
+//! The library holds the parts with small, documented APIs; `main.rs` is thin glue. Today:
+//! - [`term`]: the terminal model (bytes in, screen out), pure and IO-free;
+//! - [`replay`]: feed a recorded byte stream to the model and print the screen.
+
+pub mod replay;
+pub mod term;

@@ -1,0 +1,106 @@
+//! The cursor: position, the pen that styles what is printed, and the character sets.
+
+use super::cell::{Style, StyleId};
+
+/// A designated character set (SCS: `ESC ( 0`, `ESC ( B`, …).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Charset {
+    #[default]
+    Ascii,
+    /// DEC Special Graphics: the line-drawing set.
+    DecSpecial,
+}
+
+impl Charset {
+    #[inline]
+    pub fn map(self, c: char) -> char {
+        match self {
+            Charset::Ascii => c,
+            Charset::DecSpecial => match c {
+                '_' => ' ',
+                '`' => '◆',
+                'a' => '▒',
+                'b' => '␉',
+                'c' => '␌',
+                'd' => '␍',
+                'e' => '␊',
+                'f' => '°',
+                'g' => '±',
+                'h' => '␤',
+                'i' => '␋',
+                'j' => '┘',
+                'k' => '┐',
+                'l' => '┌',
+                'm' => '└',
+                'n' => '┼',
+                'o' => '⎺',
+                'p' => '⎻',
+                'q' => '─',
+                'r' => '⎼',
+                's' => '⎽',
+                't' => '├',
+                'u' => '┤',
+                'v' => '┴',
+                'w' => '┬',
+                'x' => '│',
+                'y' => '≤',
+                'z' => '≥',
+                '{' => 'π',
+                '|' => '≠',
+                '}' => '£',
+                '~' => '·',
+                _ => c,
+            },
+        }
+    }
+}
+
+/// G0–G3 and which of them is invoked into GL (SI/SO).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Charsets {
+    pub slots: [Charset; 4],
+    pub active: usize,
+}
+
+impl Charsets {
+    #[inline]
+    pub fn current(&self) -> Charset {
+        self.slots[self.active]
+    }
+}
+
+/// The style applied to printed characters, with its interned ids cached: `id` for printed
+/// cells, `blank` for cells erased with this pen (only the background survives an erase).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pen {
+    pub style: Style,
+    pub id: StyleId,
+    pub blank: StyleId,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    pub row: usize,
+    pub col: usize,
+    /// The last column was just printed; the next printable character wraps first (DECAWM's
+    /// "last column flag").
+    pub pending_wrap: bool,
+    pub pen: Pen,
+    pub charsets: Charsets,
+}
+
+/// What DECSC saves and DECRC restores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SavedCursor {
+    pub cursor: Cursor,
+    pub origin: bool,
+}
+
+/// The cursor's look, as DECSCUSR sets it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CursorShape {
+    #[default]
+    Block,
+    Underline,
+    Beam,
+}

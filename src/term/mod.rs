@@ -1,0 +1,109 @@
+//! The terminal model: bytes a program writes in, a screen (grid, cursor, modes, scrollback) out.
+//!
+//! Pure: no window, GPU, PTY or IO. [`Terminal::advance`] parses bytes with `vte` into a grid of
+//! compact [`Cell`]s; whoever owns the terminal drains the reply bytes it queued for the
+//! program ([`Terminal::take_replies`]), the events it raised ([`Terminal::take_events`]) and
+//! the rows that changed ([`Terminal::take_damage`]). Nothing here blocks, allocates per
+//! printed character, or panics on any input.
+
+mod cell;
+mod colors;
+mod csi;
+mod cursor;
+mod damage;
+mod events;
+mod grid;
+mod modes;
+mod osc;
+mod perform;
+mod resize;
+mod row;
+mod scrollback;
+mod sgr;
+mod state;
+mod styles;
+mod tabs;
+mod view;
+
+pub use cell::{Cell, Color, HyperlinkId, Style, StyleFlags, StyleId, UnderlineStyle};
+pub use colors::{DynamicColor, Rgb};
+pub use cursor::CursorShape;
+pub use damage::DamagedRows;
+pub use events::{PromptMark, TermEvent};
+pub use modes::{ModeState, Modes, MouseEncoding, MouseTracking};
+pub use row::Row;
+pub use state::MAX_DIMENSION;
+pub use styles::Hyperlink;
+pub use view::{row_text as row_text_of, CursorView};
+
+use state::State;
+
+/// A grid size in cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TermSize {
+    pub cols: usize,
+    pub lines: usize,
+}
+
+impl TermSize {
+    pub fn new(cols: usize, lines: usize) -> TermSize {
+        TermSize { cols, lines }
+    }
+}
+
+/// Settings the program cannot change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TermConfig {
+    /// Rows kept above the screen on the primary screen.
+    pub scrollback_lines: usize,
+}
+
+impl Default for TermConfig {
+    fn default() -> Self {
+        TermConfig {
+            scrollback_lines: 10_000,
+        }
+    }
+}
+
+/// One terminal: a parser and the screen state it drives.
+pub struct Terminal {
+    parser: vte::Parser,
+    state: State,
+}
+
+impl Terminal {
+    /// A blank terminal. Sizes are clamped to `1..=MAX_DIMENSION`.
+    pub fn new(size: TermSize, config: TermConfig) -> Terminal {
+        Terminal {
+            parser: vte::Parser::new(),
+            state: State::new(size.cols, size.lines, config.scrollback_lines),
+        }
+    }
+
+    /// Feed bytes the program wrote. Sequences may be split across calls at any byte.
+    pub fn advance(&mut self, bytes: &[u8]) {
+        self.parser.advance(&mut self.state, bytes);
+        self.state.compact_styles_if_needed();
+    }
+
+    /// Resize the grid (clamped to `1..=MAX_DIMENSION`); the primary screen reflows.
+    pub fn resize(&mut self, size: TermSize) {
+        resize::resize(&mut self.state, size.cols, size.lines);
+    }
+
+    /// Bytes the terminal must send back to the program (answers to queries), oldest first.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        self.state.outbox.take_replies()
+    }
+
+    /// Events raised since the last call, oldest first.
+    pub fn take_events(&mut self) -> Vec<TermEvent> {
+        self.state.outbox.take_events()
+    }
+
+    /// Visible rows changed since the last call.
+    pub fn take_damage(&mut self) -> DamagedRows {
+        self.state.damage.take()
+    }
+}

@@ -1,0 +1,247 @@
+//! Resizing: the primary screen reflows (wrapped lines are re-joined and re-wrapped at the new
+//! width, with the scrollback), the alternate screen is cut or padded.
+//!
+//! Invariants after a resize: every row of both screens and the scrollback is exactly `cols`
+//! wide; the cursor stays on the same logical line where it can; the scrollback stays within its
+//! limit; nothing panics on any size (sizes are clamped to 1..=MAX_DIMENSION).
+
+use super::cell::Cell;
+use super::row::Row;
+use super::state::{Screen, State, MAX_DIMENSION};
+
+pub fn resize(state: &mut State, cols: usize, lines: usize) {
+    let cols = cols.clamp(1, MAX_DIMENSION);
+    let lines = lines.clamp(1, MAX_DIMENSION);
+    if cols == state.cols() && lines == state.lines() {
+        return;
+    }
+    let alt = state.mode(super::modes::Modes::ALT_SCREEN);
+    let (primary, alternate) = if alt {
+        (&mut state.inactive, &mut state.active)
+    } else {
+        (&mut state.active, &mut state.inactive)
+    };
+    reflow_primary(primary, &mut state.scrollback, cols, lines);
+    resize_plain(alternate, cols, lines);
+    for screen in [&mut state.active, &mut state.inactive] {
+        let saved = &mut screen.saved.cursor;
+        saved.row = saved.row.min(lines - 1);
+        saved.col = saved.col.min(cols - 1);
+        saved.pending_wrap = false;
+    }
+    state.region = 0..lines;
+    state.tabs.resize(cols);
+    state.damage.resize(lines);
+}
+
+/// The alternate screen: rows are cut or padded; rows above the cursor go first when it
+/// shrinks, so the cursor's row stays visible.
+fn resize_plain(screen: &mut Screen, cols: usize, lines: usize) {
+    let mut rows = screen.grid.take_rows();
+    for row in &mut rows {
+        row.resize(cols, Cell::default());
+    }
+    let cursor = &mut screen.cursor;
+    if rows.len() > lines {
+        let from_top = (cursor.row + 1).saturating_sub(lines);
+        rows.drain(..from_top);
+        cursor.row -= from_top;
+        rows.truncate(lines);
+    }
+    while rows.len() < lines {
+        rows.push(Row::new(cols, Cell::default()));
+    }
+    cursor.row = cursor.row.min(lines - 1);
+    cursor.col = cursor.col.min(cols - 1);
+    cursor.pending_wrap = false;
+    screen.grid.replace(rows, cols);
+}
+
+/// A position as (row index in the list of all rows, column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Spot {
+    row: usize,
+    col: usize,
+}
+
+fn reflow_primary(
+    screen: &mut Screen,
+    history: &mut super::scrollback::Scrollback,
+    cols: usize,
+    lines: usize,
+) {
+    let old_cols = screen.grid.cols();
+    let mut all = history.drain_all();
+    let history_len = all.len();
+    all.extend(screen.grid.take_rows());
+    let cursor = screen.cursor;
+    let mut cursor_spot = Spot {
+        row: history_len + cursor.row,
+        col: cursor.col + usize::from(cursor.pending_wrap),
+    };
+    let mut top_spot = Spot {
+        row: history_len,
+        col: 0,
+    };
+    if cols != old_cols {
+        all = rewrap(all, cols, &mut [&mut cursor_spot, &mut top_spot]);
+    }
+    cursor_spot.col = cursor_spot.col.min(cols - 1);
+
+    // Fit the old screen's rows to the new height, keeping the cursor visible: drop rows below
+    // the cursor first, then send rows off the top into the scrollback; when growing, pull rows
+    // back from the scrollback before adding blank ones at the bottom.
+    let mut screen_start = top_spot.row.min(cursor_spot.row);
+    let screen_rows = all.len() - screen_start;
+    if screen_rows > lines {
+        let excess = screen_rows - lines;
+        let below_cursor = all.len() - 1 - cursor_spot.row;
+        let dropped = excess.min(below_cursor);
+        all.truncate(all.len() - dropped);
+        screen_start += excess - dropped;
+    } else {
+        let deficit = lines - screen_rows;
+        let pulled = deficit.min(screen_start);
+        screen_start -= pulled;
+        for _ in 0..deficit - pulled {
+            all.push(Row::new(cols, Cell::default()));
+        }
+    }
+    let screen_rows: Vec<Row> = all.drain(screen_start..).collect();
+    history.refill(all);
+    screen.grid.replace(screen_rows, cols);
+    screen.cursor.row = cursor_spot.row - screen_start;
+    screen.cursor.col = cursor_spot.col;
+    screen.cursor.pending_wrap = false;
+}
+
+/// Re-join wrapped rows into logical lines and wrap them again at `cols`, moving each spot
+/// with the cell it was on.
+fn rewrap(rows: Vec<Row>, cols: usize, spots: &mut [&mut Spot]) -> Vec<Row> {
+    let mut out = Vec::with_capacity(rows.len());
+    let mut line = LogicalLine::default();
+    // For each spot: its offset in the logical line being collected, once found.
+    let mut pending: Vec<Option<usize>> = vec![None; spots.len()];
+    for (index, row) in rows.into_iter().enumerate() {
+        let wrapped = row.wrapped;
+        for (spot, offset) in spots.iter().zip(pending.iter_mut()) {
+            if spot.row == index {
+                *offset = Some(line.cells.len() + spot.col);
+            }
+        }
+        line.push_row(row);
+        if !wrapped {
+            line.flush(cols, &mut out, spots, &mut pending);
+        }
+    }
+    if !line.cells.is_empty() || pending.iter().any(Option::is_some) {
+        line.flush(cols, &mut out, spots, &mut pending);
+    }
+    out
+}
+
+#[derive(Default)]
+struct LogicalLine {
+    cells: Vec<Cell>,
+    marks: Vec<(usize, String)>,
+}
+
+impl LogicalLine {
+    fn push_row(&mut self, row: Row) {
+        let wrapped = row.wrapped;
+        let (mut cells, marks) = row.into_parts();
+        // A filler left where a wide character did not fit is not content.
+        if wrapped && cells.last().is_some_and(|c| c.has(Cell::LEADING_SPACER)) {
+            cells.pop();
+        }
+        let base = self.cells.len();
+        self.marks
+            .extend(marks.into_iter().map(|(col, m)| (base + col as usize, m)));
+        self.cells.extend(cells);
+    }
+
+    /// Emit the line as rows of `cols` cells; resolve the spots that pointed into it.
+    fn flush(
+        &mut self,
+        cols: usize,
+        out: &mut Vec<Row>,
+        spots: &mut [&mut Spot],
+        pending: &mut [Option<usize>],
+    ) {
+        let content = self
+            .cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
+        let first_row = out.len();
+        let mut row: Vec<Cell> = Vec::with_capacity(cols);
+        let mut marks: Vec<(usize, String)> = Vec::new();
+        // Where each source offset landed, for the spots.
+        let mut landed: Vec<(usize, usize)> = Vec::with_capacity(content);
+        let mut mark_iter = std::mem::take(&mut self.marks).into_iter().peekable();
+        let mut i = 0;
+        while i < content {
+            let cell = self.cells[i];
+            let wide = cell.has(Cell::WIDE);
+            if wide && cols < 2 {
+                landed.push((out.len(), row.len()));
+                row.push(Cell::blank(cell.style()));
+                i += 1;
+                continue;
+            }
+            if row.len() == cols || (wide && row.len() + 1 == cols) {
+                if row.len() + 1 == cols {
+                    row.push(Cell::new(' ', Cell::LEADING_SPACER, cell.style()));
+                }
+                push_row(out, std::mem::take(&mut row), &mut marks, true, cols);
+            }
+            landed.push((out.len(), row.len()));
+            while mark_iter.peek().is_some_and(|(offset, _)| *offset < i) {
+                mark_iter.next();
+            }
+            if let Some((_, m)) = mark_iter.next_if(|(offset, _)| *offset == i) {
+                marks.push((row.len(), m));
+            }
+            row.push(cell);
+            if wide {
+                if let Some(&spacer) = self.cells.get(i + 1) {
+                    landed.push((out.len(), row.len()));
+                    row.push(spacer);
+                    i += 1;
+                }
+            }
+            i += 1;
+        }
+        let end = (out.len(), row.len());
+        push_row(out, row, &mut marks, false, cols);
+        for (spot, offset) in spots.iter_mut().zip(pending.iter_mut()) {
+            let Some(offset) = offset.take() else {
+                continue;
+            };
+            let (row, col) = match landed.get(offset) {
+                Some(&at) => at,
+                // Past the content: keep the distance from its end, on its last row.
+                None => (end.0, end.1 + (offset - content)),
+            };
+            spot.row = row.max(first_row);
+            spot.col = col;
+        }
+        self.cells.clear();
+    }
+}
+
+fn push_row(
+    out: &mut Vec<Row>,
+    mut cells: Vec<Cell>,
+    marks: &mut Vec<(usize, String)>,
+    wrapped: bool,
+    cols: usize,
+) {
+    cells.resize(cols, Cell::default());
+    let mut row = Row::from_cells(cells);
+    row.wrapped = wrapped;
+    for (col, m) in marks.drain(..) {
+        row.set_marks_raw(col, m);
+    }
+    out.push(row);
+}

@@ -1,0 +1,256 @@
+//! One row of cells, with the rare data that does not fit in a cell kept beside it.
+//!
+//! Invariant: a row always holds exactly as many cells as the grid has columns. Combining marks
+//! are stored per row, keyed by column, and a cell has the `MARKS` flag exactly when an entry for
+//! its column exists; every operation that moves or erases cells keeps the two in step.
+
+use std::ops::Range;
+
+use super::cell::Cell;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    cells: Vec<Cell>,
+    /// The row's text continues on the next row (it was wrapped, not ended by a newline).
+    pub wrapped: bool,
+    /// Combining marks, by column; `None` for almost every row.
+    marks: Option<Box<Vec<(u16, String)>>>,
+}
+
+impl Row {
+    pub fn new(cols: usize, blank: Cell) -> Row {
+        Row {
+            cells: vec![blank; cols],
+            wrapped: false,
+            marks: None,
+        }
+    }
+
+    pub(crate) fn from_cells(cells: Vec<Cell>) -> Row {
+        Row {
+            cells,
+            wrapped: false,
+            marks: None,
+        }
+    }
+
+    #[inline]
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    #[inline]
+    pub fn cell(&self, col: usize) -> Cell {
+        self.cells[col]
+    }
+
+    /// Direct access for the hot print path; callers keep the marks invariant themselves.
+    #[inline]
+    pub(crate) fn cells_mut(&mut self) -> &mut [Cell] {
+        &mut self.cells
+    }
+
+    /// Write a cell, dropping any marks the old one carried.
+    #[inline]
+    pub fn set(&mut self, col: usize, cell: Cell) {
+        if self.cells[col].has(Cell::MARKS) {
+            self.remove_marks(col..col + 1);
+        }
+        self.cells[col] = cell;
+    }
+
+    /// Blank every cell and forget wrapping: the row is as new.
+    pub fn reset(&mut self, blank: Cell) {
+        self.cells.fill(blank);
+        self.wrapped = false;
+        self.marks = None;
+    }
+
+    /// Change the width, padding with `blank` or cutting at the right edge.
+    pub fn resize(&mut self, cols: usize, blank: Cell) {
+        if cols < self.cells.len() {
+            self.remove_marks(cols..self.cells.len());
+            self.cells.truncate(cols);
+            if let Some(last) = self.cells.last_mut() {
+                if last.has(Cell::WIDE) {
+                    *last = blank;
+                }
+            }
+        } else {
+            self.cells.resize(cols, blank);
+        }
+    }
+
+    /// Blank the cells in `range` (clamped to the row).
+    pub fn erase(&mut self, range: Range<usize>, blank: Cell) {
+        let range = range.start.min(self.cells.len())..range.end.min(self.cells.len());
+        self.remove_marks(range.clone());
+        self.cells[range].fill(blank);
+    }
+
+    /// Shift cells from `col` right by `count`, blanking the gap; cells pushed past the edge are
+    /// lost.
+    pub fn insert_blank(&mut self, col: usize, count: usize, blank: Cell) {
+        let len = self.cells.len();
+        if col >= len {
+            return;
+        }
+        let count = count.min(len - col);
+        self.remove_marks(len - count..len);
+        self.cells[col..].rotate_right(count);
+        self.shift_marks(col, count as isize);
+        self.cells[col..col + count].fill(blank);
+    }
+
+    /// Remove `count` cells at `col`, shifting the rest left and blanking the right end.
+    pub fn delete(&mut self, col: usize, count: usize, blank: Cell) {
+        let len = self.cells.len();
+        if col >= len {
+            return;
+        }
+        let count = count.min(len - col);
+        self.remove_marks(col..col + count);
+        self.cells[col..].rotate_left(count);
+        self.shift_marks(col + count, -(count as isize));
+        self.cells[len - count..].fill(blank);
+    }
+
+    /// Combining marks that follow the character at `col`.
+    pub fn marks(&self, col: usize) -> Option<&str> {
+        if !self.cells.get(col)?.has(Cell::MARKS) {
+            return None;
+        }
+        let marks = self.marks.as_ref()?;
+        marks
+            .iter()
+            .find(|(c, _)| *c as usize == col)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// Attach a combining mark to the character at `col`.
+    pub fn push_mark(&mut self, col: usize, mark: char) {
+        // Bound the marks on one cell: a stream of combining characters must not grow a row
+        // without limit (Zalgo text is still readable with 16).
+        const MAX_MARKS_PER_CELL: usize = 16;
+        let Some(cell) = self.cells.get_mut(col) else {
+            return;
+        };
+        cell.set_flag(Cell::MARKS, true);
+        let marks = self.marks.get_or_insert_with(Default::default);
+        match marks.iter_mut().find(|(c, _)| *c as usize == col) {
+            Some((_, s)) if s.chars().count() < MAX_MARKS_PER_CELL => s.push(mark),
+            Some(_) => {}
+            None => marks.push((col as u16, mark.to_string())),
+        }
+    }
+
+    fn remove_marks(&mut self, range: Range<usize>) {
+        let Some(marks) = self.marks.as_mut() else {
+            return;
+        };
+        marks.retain(|(c, _)| !range.contains(&(*c as usize)));
+        for cell in &mut self.cells[range] {
+            cell.set_flag(Cell::MARKS, false);
+        }
+        if marks.is_empty() {
+            self.marks = None;
+        }
+    }
+
+    /// Move the marks of columns at or after `from` by `by` columns.
+    fn shift_marks(&mut self, from: usize, by: isize) {
+        let Some(marks) = self.marks.as_mut() else {
+            return;
+        };
+        for (c, _) in marks.iter_mut() {
+            if *c as usize >= from {
+                *c = (*c as isize + by) as u16;
+            }
+        }
+    }
+
+    /// Number of cells up to and including the last one that is not a default blank.
+    pub fn content_len(&self) -> usize {
+        self.cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1)
+    }
+
+    /// Move this row's cells out (with marks as `(column, marks)`), leaving it empty; used by
+    /// reflow.
+    pub(crate) fn into_parts(self) -> (Vec<Cell>, Vec<(u16, String)>) {
+        (self.cells, self.marks.map(|m| *m).unwrap_or_default())
+    }
+
+    pub(crate) fn set_marks_raw(&mut self, col: usize, marks: String) {
+        if col < self.cells.len() {
+            self.cells[col].set_flag(Cell::MARKS, true);
+            self.marks
+                .get_or_insert_with(Default::default)
+                .push((col as u16, marks));
+        }
+    }
+
+    /// Rewrite every cell's style through `remap` (style table compaction).
+    pub(crate) fn remap_styles(&mut self, remap: &[super::cell::StyleId]) {
+        for cell in &mut self.cells {
+            if let Some(&new) = remap.get(cell.style().index()) {
+                cell.set_style(new);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::cell::StyleId;
+
+    fn row_of(text: &str) -> Row {
+        Row::from_cells(
+            text.chars()
+                .map(|c| Cell::new(c, 0, StyleId::DEFAULT))
+                .collect(),
+        )
+    }
+
+    fn text(row: &Row) -> String {
+        row.cells().iter().map(|c| c.ch()).collect()
+    }
+
+    #[test]
+    fn insert_and_delete_move_marks_with_their_cells() {
+        let mut row = row_of("abcde");
+        row.push_mark(2, '\u{301}');
+        row.insert_blank(1, 2, Cell::default());
+        assert_eq!(text(&row), "a  bc");
+        assert_eq!(row.marks(4), Some("\u{301}"));
+        row.delete(0, 3, Cell::default());
+        assert_eq!(text(&row), "bc   ");
+        assert_eq!(row.marks(1), Some("\u{301}"));
+        row.erase(0..2, Cell::default());
+        assert_eq!(row.marks(1), None);
+        assert!(!row.cell(1).has(Cell::MARKS));
+    }
+
+    #[test]
+    fn marks_pushed_off_the_edge_are_dropped() {
+        let mut row = row_of("abc");
+        row.push_mark(2, '\u{301}');
+        row.insert_blank(0, 1, Cell::default());
+        assert_eq!(text(&row), " ab");
+        assert!(row.cells().iter().all(|c| !c.has(Cell::MARKS)));
+        assert_eq!(row.marks, None);
+    }
+}

@@ -1,0 +1,738 @@
+//! The terminal's state and the operations escape sequences are made of.
+//!
+//! `State` is what the vte parser drives (see `perform.rs`); each method here is one primitive
+//! (print, line feed, erase, scroll, …) with the semantics of xterm as Alacritty implements them,
+//! except where a comment says why we differ. Invariants kept by every method: the cursor is
+//! inside the grid, the scroll region is a non-empty range inside the grid, and every row that
+//! changed is marked in `damage`.
+
+use std::ops::Range;
+
+use unicode_width::UnicodeWidthChar;
+
+use super::cell::{Cell, Color, Style, StyleFlags, UnderlineStyle};
+use super::colors::ColorOverrides;
+use super::cursor::{Charset, Cursor, CursorShape, Pen, SavedCursor};
+use super::damage::Damage;
+use super::events::{Outbox, TermEvent};
+use super::grid::Grid;
+use super::modes::{ModeState, Modes};
+use super::scrollback::Scrollback;
+use super::styles::StyleTable;
+use super::tabs::TabStops;
+
+/// One screen: its rows, its cursor and what DECSC saved on it.
+#[derive(Debug)]
+pub struct Screen {
+    pub grid: Grid,
+    pub cursor: Cursor,
+    pub saved: SavedCursor,
+}
+
+impl Screen {
+    fn new(cols: usize, lines: usize) -> Screen {
+        Screen {
+            grid: Grid::new(cols, lines),
+            cursor: Cursor::default(),
+            saved: Default::default(),
+        }
+    }
+}
+
+/// What the program set about the window rather than the grid.
+#[derive(Debug, Default)]
+pub struct WindowState {
+    pub title: Option<String>,
+    pub title_stack: Vec<Option<String>>,
+    pub cwd: Option<String>,
+    /// DECSCUSR; `None` is the user's configured default.
+    pub cursor_shape: Option<(CursorShape, bool)>,
+}
+
+/// Which alternate-screen mode entered the alternate screen, for the matching exit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AltScreenMode {
+    /// ?47: switch only.
+    Plain,
+    /// ?1047: clear the alternate screen when leaving it.
+    ClearOnExit,
+    /// ?1049: save the cursor and clear the alternate screen when entering it.
+    SaveCursor,
+}
+
+/// How an erase treats protected (DECSCA) cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Erase {
+    All,
+    /// DECSED/DECSEL: leave protected cells alone.
+    Unprotected,
+}
+
+#[derive(Debug)]
+pub struct State {
+    /// The screen being shown and written to.
+    pub active: Screen,
+    /// The other screen (the primary while the alternate screen is shown, and vice versa).
+    pub inactive: Screen,
+    pub scrollback: Scrollback,
+    pub styles: StyleTable,
+    pub modes: ModeState,
+    /// Rows [start, end) that scroll (DECSTBM).
+    pub region: Range<usize>,
+    pub tabs: TabStops,
+    pub damage: Damage,
+    pub outbox: Outbox,
+    pub window: WindowState,
+    pub colors: ColorOverrides,
+    /// The last printed character, for REP (and the mode that entered the alternate screen).
+    pub last_printed: Option<char>,
+}
+
+/// Sizes are clamped to this range so that no input can make the grid empty or absurdly large.
+pub const MAX_DIMENSION: usize = 4096;
+
+impl State {
+    pub fn new(cols: usize, lines: usize, scrollback_limit: usize) -> State {
+        let cols = cols.clamp(1, MAX_DIMENSION);
+        let lines = lines.clamp(1, MAX_DIMENSION);
+        State {
+            active: Screen::new(cols, lines),
+            inactive: Screen::new(cols, lines),
+            scrollback: Scrollback::new(scrollback_limit),
+            styles: StyleTable::default(),
+            modes: ModeState::default(),
+            region: 0..lines,
+            tabs: TabStops::new(cols),
+            damage: Damage::new(lines),
+            outbox: Outbox::default(),
+            window: WindowState::default(),
+            colors: ColorOverrides::default(),
+            last_printed: None,
+        }
+    }
+
+    #[inline]
+    pub fn cols(&self) -> usize {
+        self.active.grid.cols()
+    }
+
+    #[inline]
+    pub fn lines(&self) -> usize {
+        self.active.grid.lines()
+    }
+
+    #[inline]
+    pub fn mode(&self, mode: Modes) -> bool {
+        self.modes.flags.contains(mode)
+    }
+
+    /// A blank cell in the pen's erase style.
+    #[inline]
+    pub fn blank(&self) -> Cell {
+        Cell::blank(self.active.cursor.pen.blank)
+    }
+
+    // ---- printing -------------------------------------------------------------------------
+
+    #[inline]
+    pub fn print(&mut self, c: char) {
+        self.last_printed = Some(c);
+        let Screen { grid, cursor, .. } = &mut self.active;
+        let charset = cursor.charsets.current();
+        // The hot path: printable ASCII that lands on a plain cell and does not wrap.
+        if c.is_ascii_graphic() || c == ' ' {
+            if charset == Charset::Ascii
+                && !cursor.pending_wrap
+                && !self.modes.flags.contains(Modes::INSERT)
+            {
+                let cols = grid.cols();
+                let cell = &mut grid.row_mut(cursor.row).cells_mut()[cursor.col];
+                if cell.flags() == 0 {
+                    *cell = Cell::new(c, 0, cursor.pen.id);
+                    self.damage.row(cursor.row);
+                    if cursor.col + 1 < cols {
+                        cursor.col += 1;
+                    } else {
+                        cursor.pending_wrap = true;
+                    }
+                    return;
+                }
+            }
+        }
+        self.print_slow(c, charset);
+    }
+
+    fn print_slow(&mut self, c: char, charset: Charset) {
+        let Some(width) = c.width() else { return };
+        if width == 0 {
+            self.attach_mark(c);
+            return;
+        }
+        let c = charset.map(c);
+        if self.active.cursor.pending_wrap {
+            self.wrap_line();
+        }
+        let cols = self.cols();
+        if width == 2 && cols < 2 {
+            // A wide character cannot exist in a one-column grid; dropping it keeps every row
+            // exactly `cols` cells wide.
+            return;
+        }
+        if self.mode(Modes::INSERT) && self.active.cursor.col + width < cols {
+            let blank = self.blank();
+            let cursor = self.active.cursor;
+            self.active
+                .grid
+                .row_mut(cursor.row)
+                .insert_blank(cursor.col, width, blank);
+        }
+        if width == 1 {
+            self.write_cell(c, 0);
+        } else {
+            if self.active.cursor.col + 1 >= cols {
+                if !self.mode(Modes::AUTOWRAP) {
+                    self.active.cursor.pending_wrap = true;
+                    return;
+                }
+                // The wide character does not fit: leave a filler and continue on the next row.
+                self.write_cell(' ', Cell::LEADING_SPACER);
+                self.wrap_line();
+            }
+            self.write_cell(c, Cell::WIDE);
+            self.active.cursor.col += 1;
+            self.write_cell(' ', Cell::WIDE_SPACER);
+        }
+        let cursor = &mut self.active.cursor;
+        if cursor.col + 1 < cols {
+            cursor.col += 1;
+        } else {
+            cursor.pending_wrap = true;
+        }
+    }
+
+    /// Write one cell at the cursor, first breaking up any wide character it overlaps.
+    fn write_cell(&mut self, c: char, flags: u32) {
+        let Screen { grid, cursor, .. } = &mut self.active;
+        let (line, col) = (cursor.row, cursor.col);
+        let last_col = grid.cols() - 1;
+        let old = grid.row(line).cell(col);
+        if old.has(Cell::WIDE | Cell::WIDE_SPACER) {
+            let row = grid.row_mut(line);
+            if old.has(Cell::WIDE) && col < last_col {
+                let mut next = row.cell(col + 1);
+                next.set_flag(Cell::WIDE_SPACER, false);
+                row.set(col + 1, next);
+            } else if col > 0 {
+                let prev = row.cell(col - 1);
+                row.set(col - 1, Cell::new(' ', 0, prev.style()));
+            }
+            if col <= 1 && line > 0 {
+                let above = grid.row_mut(line - 1);
+                let mut filler = above.cell(last_col);
+                filler.set_flag(Cell::LEADING_SPACER, false);
+                above.set(last_col, filler);
+            }
+        }
+        grid.row_mut(line)
+            .set(col, Cell::new(c, flags, cursor.pen.id));
+        self.damage.row(line);
+    }
+
+    /// A zero-width character joins the character before the cursor.
+    fn attach_mark(&mut self, mark: char) {
+        let Screen { grid, cursor, .. } = &mut self.active;
+        let mut col = cursor.col;
+        if !cursor.pending_wrap {
+            col = col.saturating_sub(1);
+        }
+        let row = grid.row_mut(cursor.row);
+        if row.cell(col).has(Cell::WIDE_SPACER) {
+            col = col.saturating_sub(1);
+        }
+        row.push_mark(col, mark);
+        self.damage.row(cursor.row);
+    }
+
+    /// Move to the start of the next row because the text continues there.
+    pub fn wrap_line(&mut self) {
+        if !self.mode(Modes::AUTOWRAP) {
+            return;
+        }
+        let row = self.active.cursor.row;
+        self.active.grid.row_mut(row).wrapped = true;
+        if row + 1 >= self.region.end {
+            self.linefeed();
+        } else {
+            self.active.cursor.row += 1;
+        }
+        self.active.cursor.col = 0;
+        self.active.cursor.pending_wrap = false;
+    }
+
+    /// REP: print the last printed character again.
+    pub fn repeat_last(&mut self, count: usize) {
+        if let Some(c) = self.last_printed {
+            for _ in 0..count {
+                self.print(c);
+            }
+        }
+    }
+
+    // ---- cursor motion --------------------------------------------------------------------
+
+    /// LF, VT, FF and IND: down one row, scrolling at the bottom of the region.
+    pub fn linefeed(&mut self) {
+        let next = self.active.cursor.row + 1;
+        if next == self.region.end {
+            self.scroll_up(1);
+        } else if next < self.lines() {
+            self.active.cursor.row = next;
+        }
+    }
+
+    pub fn carriage_return(&mut self) {
+        self.active.cursor.col = 0;
+        self.active.cursor.pending_wrap = false;
+    }
+
+    pub fn backspace(&mut self) {
+        let cursor = &mut self.active.cursor;
+        if cursor.col > 0 {
+            cursor.col -= 1;
+            cursor.pending_wrap = false;
+        }
+    }
+
+    /// RI: up one row, scrolling down at the top of the region.
+    pub fn reverse_index(&mut self) {
+        if self.active.cursor.row == self.region.start {
+            self.scroll_down(1);
+        } else {
+            self.active.cursor.row = self.active.cursor.row.saturating_sub(1);
+        }
+    }
+
+    /// CUP: absolute position, relative to the region in origin mode.
+    pub fn goto(&mut self, row: usize, col: usize) {
+        let (offset, max_row) = if self.mode(Modes::ORIGIN) {
+            (self.region.start, self.region.end - 1)
+        } else {
+            (0, self.lines() - 1)
+        };
+        let cursor = &mut self.active.cursor;
+        cursor.row = row.saturating_add(offset).min(max_row);
+        cursor.col = col.min(self.active.grid.cols() - 1);
+        cursor.pending_wrap = false;
+    }
+
+    /// VPA: absolute row (origin-relative), same column.
+    pub fn goto_row(&mut self, row: usize) {
+        let col = self.active.cursor.col;
+        self.goto(row, col);
+    }
+
+    /// CHA/HPA: absolute column, same row.
+    pub fn goto_col(&mut self, col: usize) {
+        let cursor = &mut self.active.cursor;
+        cursor.col = col.min(self.active.grid.cols() - 1);
+        cursor.pending_wrap = false;
+    }
+
+    /// CUU: up, stopping at the top margin when starting inside the region.
+    pub fn move_up(&mut self, n: usize) {
+        let cursor = &mut self.active.cursor;
+        let top = if cursor.row >= self.region.start {
+            self.region.start
+        } else {
+            0
+        };
+        cursor.row = cursor.row.saturating_sub(n).max(top);
+        cursor.pending_wrap = false;
+    }
+
+    /// CUD: down, stopping at the bottom margin when starting inside the region.
+    pub fn move_down(&mut self, n: usize) {
+        let lines = self.lines();
+        let cursor = &mut self.active.cursor;
+        let bottom = if cursor.row < self.region.end {
+            self.region.end - 1
+        } else {
+            lines - 1
+        };
+        cursor.row = cursor.row.saturating_add(n).min(bottom);
+        cursor.pending_wrap = false;
+    }
+
+    pub fn move_forward(&mut self, n: usize) {
+        let last = self.cols() - 1;
+        let cursor = &mut self.active.cursor;
+        cursor.col = cursor.col.saturating_add(n).min(last);
+        cursor.pending_wrap = false;
+    }
+
+    pub fn move_backward(&mut self, n: usize) {
+        let cursor = &mut self.active.cursor;
+        cursor.col = cursor.col.saturating_sub(n);
+        cursor.pending_wrap = false;
+    }
+
+    /// HT: to the next tab stop. A tab after the last column acts as a line wrap (Alacritty).
+    pub fn tab(&mut self, count: usize) {
+        if self.active.cursor.pending_wrap {
+            self.wrap_line();
+            return;
+        }
+        for _ in 0..count {
+            self.active.cursor.col = self.tabs.next(self.active.cursor.col);
+        }
+    }
+
+    /// CBT: back to the previous tab stop.
+    pub fn back_tab(&mut self, count: usize) {
+        for _ in 0..count {
+            let col = self.active.cursor.col;
+            if col == 0 {
+                break;
+            }
+            self.active.cursor.col = self.tabs.prev(col);
+        }
+    }
+
+    pub fn save_cursor(&mut self) {
+        self.active.saved = SavedCursor {
+            cursor: self.active.cursor,
+            origin: self.mode(Modes::ORIGIN),
+        };
+    }
+
+    pub fn restore_cursor(&mut self) {
+        let saved = self.active.saved;
+        self.active.cursor = saved.cursor;
+        self.modes.flags.set(Modes::ORIGIN, saved.origin);
+        self.clamp_cursor();
+    }
+
+    pub fn clamp_cursor(&mut self) {
+        let (cols, lines) = (self.cols(), self.lines());
+        let cursor = &mut self.active.cursor;
+        cursor.row = cursor.row.min(lines - 1);
+        cursor.col = cursor.col.min(cols - 1);
+    }
+
+    // ---- scrolling ------------------------------------------------------------------------
+
+    /// SU, and the scroll at the bottom of the region.
+    pub fn scroll_up(&mut self, n: usize) {
+        let start = self.region.start;
+        self.scroll_up_from(start, n, true);
+    }
+
+    /// SD, and the scroll at the top of the region.
+    pub fn scroll_down(&mut self, n: usize) {
+        let start = self.region.start;
+        self.scroll_down_from(start, n);
+    }
+
+    /// Scroll rows [origin, region end) up by `n`. Rows leaving the top of the screen go to the
+    /// scrollback when `to_history` and this is the primary screen.
+    fn scroll_up_from(&mut self, origin: usize, n: usize, to_history: bool) {
+        let n = n.min(self.region.len());
+        let blank = self.blank();
+        let history = if to_history && !self.mode(Modes::ALT_SCREEN) {
+            Some(&mut self.scrollback)
+        } else {
+            None
+        };
+        self.active
+            .grid
+            .scroll_up(origin..self.region.end, n, blank, history);
+        self.damage.all();
+    }
+
+    fn scroll_down_from(&mut self, origin: usize, n: usize) {
+        let n = n.min(self.region.len());
+        let blank = self.blank();
+        self.active
+            .grid
+            .scroll_down(origin..self.region.end, n, blank);
+        self.damage.all();
+    }
+
+    /// IL: insert blank rows at the cursor, inside the region.
+    pub fn insert_lines(&mut self, n: usize) {
+        let row = self.active.cursor.row;
+        if self.region.contains(&row) {
+            self.scroll_down_from(row, n);
+        }
+    }
+
+    /// DL: delete rows at the cursor, inside the region. Deleted rows never enter the scrollback
+    /// (Alacritty sends them there when the cursor is on the top row; they were not scrolled off).
+    pub fn delete_lines(&mut self, n: usize) {
+        let row = self.active.cursor.row;
+        if self.region.contains(&row) {
+            self.scroll_up_from(row, n, false);
+        }
+    }
+
+    /// DECSTBM.
+    pub fn set_region(&mut self, top: usize, bottom: Option<usize>) {
+        let lines = self.lines();
+        let bottom = bottom.unwrap_or(lines).min(lines);
+        let top = top.max(1);
+        if top >= bottom {
+            return;
+        }
+        self.region = top - 1..bottom;
+        self.goto(0, 0);
+    }
+
+    // ---- erasing and editing ---------------------------------------------------------------
+
+    fn erase_cells(&mut self, line: usize, cols: Range<usize>, how: Erase) {
+        let blank = self.blank();
+        let row = self.active.grid.row_mut(line);
+        match how {
+            Erase::All => row.erase(cols, blank),
+            Erase::Unprotected => {
+                for col in cols {
+                    let style = self.styles.get(row.cell(col).style());
+                    if !style.flags.contains(StyleFlags::PROTECTED) {
+                        row.set(col, blank);
+                    }
+                }
+            }
+        }
+        self.damage.row(line);
+    }
+
+    fn erase_rows(&mut self, rows: Range<usize>, how: Erase) {
+        let cols = self.cols();
+        for line in rows {
+            self.erase_cells(line, 0..cols, how);
+            self.active.grid.row_mut(line).wrapped = false;
+        }
+    }
+
+    /// EL / DECSEL. 0: cursor to end, 1: start to cursor, 2: whole row.
+    pub fn erase_in_line(&mut self, mode: u16, how: Erase) {
+        let Cursor {
+            row,
+            col,
+            pending_wrap,
+            ..
+        } = self.active.cursor;
+        let cols = self.cols();
+        let range = match mode {
+            // With the last-column flag set there is nothing "right of" the cursor (Alacritty).
+            0 if pending_wrap => return,
+            0 => col..cols,
+            1 => 0..col + 1,
+            2 => 0..cols,
+            _ => return,
+        };
+        self.erase_cells(row, range, how);
+    }
+
+    /// ED / DECSED. 0: cursor to end of screen, 1: start of screen to cursor, 2: all, 3: the
+    /// scrollback.
+    pub fn erase_in_display(&mut self, mode: u16, how: Erase) {
+        let Cursor { row, col, .. } = self.active.cursor;
+        let (cols, lines) = (self.cols(), self.lines());
+        match mode {
+            0 => {
+                self.erase_cells(row, col..cols, how);
+                self.erase_rows(row + 1..lines, how);
+            }
+            1 => {
+                self.erase_rows(0..row, how);
+                self.erase_cells(row, 0..(col + 1).min(cols), how);
+            }
+            2 if how == Erase::All && !self.mode(Modes::ALT_SCREEN) => self.clear_viewport(),
+            2 => self.erase_rows(0..lines, how),
+            3 => self.scrollback.clear(),
+            _ => return,
+        }
+        self.damage.all();
+    }
+
+    /// ED 2 on the primary screen: what was on screen moves into the scrollback (as Alacritty
+    /// and most modern terminals do), so "clear" never destroys output the user may want back.
+    fn clear_viewport(&mut self) {
+        let used = (0..self.lines())
+            .rev()
+            .find(|&line| !self.row_looks_empty(line))
+            .map_or(0, |line| line + 1);
+        let blank = self.blank();
+        let lines = self.lines();
+        self.active
+            .grid
+            .scroll_up(0..lines, used, blank, Some(&mut self.scrollback));
+        self.active.grid.reset_rows(0..lines, blank);
+    }
+
+    /// A row whose cells all look like untouched blanks (a colored background is not empty).
+    fn row_looks_empty(&self, line: usize) -> bool {
+        self.active.grid.row(line).cells().iter().all(|cell| {
+            let style = self.styles.get(cell.style());
+            cell.ch() == ' '
+                && cell.flags() == 0
+                && style.fg == Color::Default
+                && style.bg == Color::Default
+                && style.underline == UnderlineStyle::None
+                && !style.flags.contains(StyleFlags::INVERSE)
+                && !style.flags.contains(StyleFlags::STRIKE)
+        })
+    }
+
+    /// ECH: blank `n` cells from the cursor, without moving anything.
+    pub fn erase_chars(&mut self, n: usize) {
+        let Cursor { row, col, .. } = self.active.cursor;
+        let end = col.saturating_add(n).min(self.cols());
+        self.erase_cells(row, col..end, Erase::All);
+    }
+
+    /// ICH.
+    pub fn insert_blank(&mut self, n: usize) {
+        let blank = self.blank();
+        let Cursor { row, col, .. } = self.active.cursor;
+        self.active.grid.row_mut(row).insert_blank(col, n, blank);
+        self.damage.row(row);
+    }
+
+    /// DCH. The count is clamped to the cells right of the cursor (Alacritty blanks cells left
+    /// of the cursor when the count is larger; xterm does not).
+    pub fn delete_chars(&mut self, n: usize) {
+        let blank = self.blank();
+        let Cursor { row, col, .. } = self.active.cursor;
+        self.active.grid.row_mut(row).delete(col, n, blank);
+        self.damage.row(row);
+    }
+
+    /// DECALN: fill the screen with `E`.
+    pub fn screen_alignment_test(&mut self) {
+        let e = Cell::new('E', 0, Default::default());
+        for row in self.active.grid.rows_mut() {
+            row.reset(e);
+        }
+        self.damage.all();
+    }
+
+    /// DECCOLM: the column count stays (the window owns it), but the side effects happen: the
+    /// screen clears, margins reset and the cursor goes home.
+    pub fn column_mode_switch(&mut self) {
+        self.set_region(1, None);
+        let (lines, blank) = (self.lines(), self.blank());
+        self.active.grid.reset_rows(0..lines, blank);
+        self.damage.all();
+    }
+
+    // ---- pen ------------------------------------------------------------------------------
+
+    pub fn set_pen(&mut self, style: Style) {
+        let pen = &mut self.active.cursor.pen;
+        if pen.style == style {
+            return;
+        }
+        let id = self.styles.intern(style);
+        let blank = self.styles.intern(style.erased());
+        *pen = Pen { style, id, blank };
+    }
+
+    // ---- screens --------------------------------------------------------------------------
+
+    pub fn enter_alt_screen(&mut self, how: AltScreenMode) {
+        if self.mode(Modes::ALT_SCREEN) {
+            return;
+        }
+        if how == AltScreenMode::SaveCursor {
+            self.save_cursor();
+        }
+        self.inactive.cursor = self.active.cursor;
+        if how == AltScreenMode::SaveCursor {
+            let (lines, blank) = (self.lines(), self.blank());
+            self.inactive.grid.reset_rows(0..lines, blank);
+        }
+        std::mem::swap(&mut self.active, &mut self.inactive);
+        self.modes.flags.set(Modes::ALT_SCREEN, true);
+        self.damage.all();
+    }
+
+    pub fn leave_alt_screen(&mut self, how: AltScreenMode) {
+        if !self.mode(Modes::ALT_SCREEN) {
+            return;
+        }
+        if how == AltScreenMode::ClearOnExit {
+            let (lines, blank) = (self.lines(), self.blank());
+            self.active.grid.reset_rows(0..lines, blank);
+        }
+        let alt_cursor = self.active.cursor;
+        std::mem::swap(&mut self.active, &mut self.inactive);
+        if how != AltScreenMode::SaveCursor {
+            // ?47 and ?1047 share one cursor between the screens.
+            self.active.cursor = alt_cursor;
+        }
+        self.modes.flags.set(Modes::ALT_SCREEN, false);
+        self.damage.all();
+    }
+
+    /// RIS: back to the state of a new terminal of the same size. Queued replies and events
+    /// survive: they were produced before the reset.
+    pub fn full_reset(&mut self) {
+        let outbox = std::mem::take(&mut self.outbox);
+        let title_was_set = self.window.title.is_some();
+        *self = State::new(self.cols(), self.lines(), self.scrollback.limit());
+        self.outbox = outbox;
+        if title_was_set {
+            self.outbox.event(TermEvent::Title(None));
+        }
+    }
+
+    // ---- housekeeping ---------------------------------------------------------------------
+
+    /// Compact the style table when it has grown; called between chunks, never mid-sequence.
+    pub fn compact_styles_if_needed(&mut self) {
+        if !self.styles.wants_compaction() {
+            return;
+        }
+        let mut live = vec![false; self.styles.len()];
+        let mut mark = |id: super::cell::StyleId| {
+            if let Some(slot) = live.get_mut(id.index()) {
+                *slot = true;
+            }
+        };
+        let screens = [&self.active, &self.inactive];
+        for screen in screens {
+            for row in screen.grid.rows() {
+                row.cells().iter().for_each(|c| mark(c.style()));
+            }
+            for pen in [screen.cursor.pen, screen.saved.cursor.pen] {
+                mark(pen.id);
+                mark(pen.blank);
+            }
+        }
+        for row in self.scrollback.iter() {
+            row.cells().iter().for_each(|c| mark(c.style()));
+        }
+        let remap = self.styles.compact(&live);
+        let styles = &self.styles;
+        let fix = |pen: &mut Pen| {
+            pen.id = remap[pen.id.index()];
+            pen.blank = remap[pen.blank.index()];
+            // The pen's hyperlink id was renumbered with the table.
+            pen.style = *styles.get(pen.id);
+        };
+        for screen in [&mut self.active, &mut self.inactive] {
+            screen
+                .grid
+                .rows_mut()
+                .iter_mut()
+                .for_each(|r| r.remap_styles(&remap));
+            fix(&mut screen.cursor.pen);
+            fix(&mut screen.saved.cursor.pen);
+        }
+        self.scrollback
+            .iter_mut()
+            .for_each(|r| r.remap_styles(&remap));
+    }
+}

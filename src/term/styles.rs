@@ -1,0 +1,167 @@
+//! The style table: every distinct [`Style`] in use, stored once and referred to by [`StyleId`].
+//!
+//! Styles are interned when the pen changes (an SGR sequence), never per printed character. The
+//! table only grows while a stream keeps inventing styles, so it is compacted from time to time:
+//! [`StyleTable::compact`] keeps the styles that cells still use and hands back a remapping.
+//! Hyperlinks (OSC 8) live here too, referenced from styles, and are compacted with them.
+
+use std::collections::HashMap;
+
+use super::cell::{HyperlinkId, Style, StyleId};
+
+/// An OSC 8 hyperlink target.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Hyperlink {
+    /// The `id=` parameter, which joins separate runs into one link.
+    pub id: Option<String>,
+    pub uri: String,
+}
+
+/// Below this size the table is never compacted: a few thousand styles cost nothing.
+const COMPACT_FLOOR: usize = 4096;
+
+#[derive(Debug)]
+pub struct StyleTable {
+    styles: Vec<Style>,
+    index: HashMap<Style, StyleId>,
+    links: Vec<Hyperlink>,
+    link_index: HashMap<Hyperlink, HyperlinkId>,
+    /// Size at which the next compaction is due.
+    compact_at: usize,
+}
+
+impl Default for StyleTable {
+    fn default() -> Self {
+        let mut table = StyleTable {
+            styles: Vec::new(),
+            index: HashMap::new(),
+            links: Vec::new(),
+            link_index: HashMap::new(),
+            compact_at: COMPACT_FLOOR,
+        };
+        table.intern(Style::default());
+        table
+    }
+}
+
+impl StyleTable {
+    /// The id for `style`, adding it if it is new.
+    pub fn intern(&mut self, style: Style) -> StyleId {
+        if let Some(&id) = self.index.get(&style) {
+            return id;
+        }
+        let id = StyleId(self.styles.len() as u32);
+        self.styles.push(style);
+        self.index.insert(style, id);
+        id
+    }
+
+    #[inline]
+    pub fn get(&self, id: StyleId) -> &Style {
+        // Ids only come from this table, and compaction remaps every live one; a stale id can
+        // only be a bug, and the default style is the harmless answer to it.
+        self.styles.get(id.index()).unwrap_or(&self.styles[0])
+    }
+
+    pub fn intern_link(&mut self, link: Hyperlink) -> HyperlinkId {
+        if let Some(&id) = self.link_index.get(&link) {
+            return id;
+        }
+        let id = HyperlinkId(self.links.len() as u32);
+        self.links.push(link.clone());
+        self.link_index.insert(link, id);
+        id
+    }
+
+    pub fn link(&self, id: HyperlinkId) -> Option<&Hyperlink> {
+        self.links.get(id.0 as usize)
+    }
+
+    #[allow(clippy::len_without_is_empty)] // never empty: the default style is always there
+    pub fn len(&self) -> usize {
+        self.styles.len()
+    }
+
+    /// Whether the table has grown enough since the last compaction to be worth one.
+    pub fn wants_compaction(&self) -> bool {
+        self.styles.len() >= self.compact_at || self.links.len() >= self.compact_at
+    }
+
+    /// Keep only the styles marked live (by id), renumbered densely; returns old id → new id.
+    /// The caller rewrites every cell and pen through the returned map.
+    pub fn compact(&mut self, live: &[bool]) -> Vec<StyleId> {
+        let old_styles = std::mem::take(&mut self.styles);
+        let old_links = std::mem::take(&mut self.links);
+        self.index.clear();
+        self.link_index.clear();
+        let mut remap = vec![StyleId::DEFAULT; old_styles.len()];
+        for (old, style) in old_styles.into_iter().enumerate() {
+            // The default style keeps id 0 whether or not a cell uses it.
+            if old != 0 && !live.get(old).copied().unwrap_or(false) {
+                continue;
+            }
+            let mut style = style;
+            style.hyperlink = style.hyperlink.and_then(|link| {
+                old_links
+                    .get(link.0 as usize)
+                    .map(|l| self.intern_link(l.clone()))
+            });
+            remap[old] = self.intern(style);
+        }
+        self.compact_at = (self.styles.len().max(self.links.len()) * 2).max(COMPACT_FLOOR);
+        remap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::cell::Color;
+
+    fn red() -> Style {
+        Style {
+            fg: Color::Indexed(1),
+            ..Style::default()
+        }
+    }
+
+    #[test]
+    fn interning_is_idempotent_and_default_is_zero() {
+        let mut table = StyleTable::default();
+        assert_eq!(table.intern(Style::default()), StyleId::DEFAULT);
+        let a = table.intern(red());
+        assert_eq!(table.intern(red()), a);
+        assert_eq!(table.get(a), &red());
+        assert_eq!(table.len(), 2);
+    }
+
+    #[test]
+    fn compaction_drops_dead_styles_and_remaps_live_ones() {
+        let mut table = StyleTable::default();
+        let link = table.intern_link(Hyperlink {
+            id: None,
+            uri: "https://a".into(),
+        });
+        let dead = table.intern(red());
+        let live_style = Style {
+            hyperlink: Some(link),
+            ..red()
+        };
+        let live = table.intern(Style {
+            bg: Color::Rgb(1, 2, 3),
+            ..live_style
+        });
+        let mut marks = vec![false; table.len()];
+        marks[live.index()] = true;
+        let remap = table.compact(&marks);
+        assert_eq!(table.len(), 2);
+        let new = remap[live.index()];
+        assert_eq!(table.get(new).bg, Color::Rgb(1, 2, 3));
+        let new_link = table.get(new).hyperlink.expect("link kept");
+        assert_eq!(
+            table.link(new_link).map(|l| l.uri.as_str()),
+            Some("https://a")
+        );
+        assert_eq!(remap[dead.index()], StyleId::DEFAULT);
+    }
+}

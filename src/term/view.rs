@@ -1,0 +1,137 @@
+//! Read-only views of the terminal for renderers, replay and tests.
+
+use super::cell::{Cell, HyperlinkId, Style, StyleId};
+use super::colors::{DynamicColor, Rgb};
+use super::cursor::CursorShape;
+use super::modes::{ModeState, Modes};
+use super::row::Row;
+use super::styles::Hyperlink;
+use super::{TermSize, Terminal};
+
+/// Where the cursor is and how it should be drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CursorView {
+    pub row: usize,
+    pub col: usize,
+    pub visible: bool,
+    /// `None`: the user's configured shape.
+    pub shape: Option<CursorShape>,
+    pub blinking: bool,
+}
+
+impl Terminal {
+    pub fn size(&self) -> TermSize {
+        TermSize {
+            cols: self.state.cols(),
+            lines: self.state.lines(),
+        }
+    }
+
+    pub fn cursor(&self) -> CursorView {
+        let cursor = &self.state.active.cursor;
+        let shape = self.state.window.cursor_shape;
+        CursorView {
+            row: cursor.row,
+            col: cursor.col,
+            visible: self.state.mode(Modes::SHOW_CURSOR),
+            shape: shape.map(|(shape, _)| shape),
+            blinking: shape.map_or(self.state.mode(Modes::BLINKING_CURSOR), |(_, b)| b),
+        }
+    }
+
+    pub fn modes(&self) -> ModeState {
+        self.state.modes
+    }
+
+    pub fn is_alt_screen(&self) -> bool {
+        self.state.mode(Modes::ALT_SCREEN)
+    }
+
+    /// A visible row, 0 at the top of the screen.
+    pub fn row(&self, line: usize) -> Option<&Row> {
+        self.state.active.grid.rows().get(line)
+    }
+
+    pub fn rows(&self) -> &[Row] {
+        self.state.active.grid.rows()
+    }
+
+    pub fn scrollback_len(&self) -> usize {
+        self.state.scrollback.len()
+    }
+
+    /// A scrollback row, 0 being the oldest.
+    pub fn scrollback_row(&self, index: usize) -> Option<&Row> {
+        self.state.scrollback.get(index)
+    }
+
+    pub fn style(&self, id: StyleId) -> &Style {
+        self.state.styles.get(id)
+    }
+
+    pub fn hyperlink(&self, id: HyperlinkId) -> Option<&Hyperlink> {
+        self.state.styles.link(id)
+    }
+
+    pub fn title(&self) -> Option<&str> {
+        self.state.window.title.as_deref()
+    }
+
+    /// The working directory the program last reported (OSC 7).
+    pub fn working_directory(&self) -> Option<&str> {
+        self.state.window.cwd.as_deref()
+    }
+
+    /// A palette entry the program overrode (OSC 4), if any.
+    pub fn palette_override(&self, index: u8) -> Option<Rgb> {
+        self.state.colors.palette(index)
+    }
+
+    pub fn dynamic_color_override(&self, which: DynamicColor) -> Option<Rgb> {
+        self.state.colors.dynamic(which)
+    }
+
+    /// Replies and events dropped because a queue was full.
+    pub fn dropped_outputs(&self) -> u64 {
+        self.state.outbox.dropped()
+    }
+
+    /// The visible screen as text: one line per row, trailing blanks trimmed, the right halves
+    /// of wide characters skipped, combining marks after their base; then `cursor ROW COL`.
+    pub fn screen_text(&self) -> String {
+        let mut out = String::new();
+        for row in self.rows() {
+            out.push_str(&row_text(row));
+            out.push('\n');
+        }
+        let cursor = self.cursor();
+        out.push_str(&format!("cursor {} {}\n", cursor.row, cursor.col));
+        out
+    }
+
+    /// Bytes used by the scrollback's rows (cells, row headers and marks), for memory reports.
+    pub fn scrollback_bytes(&self) -> usize {
+        self.state
+            .scrollback
+            .iter()
+            .map(|row| std::mem::size_of::<Row>() + row.len() * std::mem::size_of::<Cell>())
+            .sum()
+    }
+}
+
+/// A row's text: fillers skipped, marks kept, trailing spaces trimmed.
+pub fn row_text(row: &Row) -> String {
+    let mut text = String::with_capacity(row.len());
+    for (col, cell) in row.cells().iter().enumerate() {
+        if cell.is_filler() {
+            continue;
+        }
+        text.push(cell.ch());
+        if let Some(marks) = row.marks(col) {
+            text.push_str(marks);
+        }
+    }
+    let trimmed = text.trim_end_matches(' ').len();
+    text.truncate(trimmed);
+    text
+}
