@@ -99,7 +99,7 @@ pub fn to_json(term: &Terminal) -> String {
         .iter()
         .map(|row| JsonLine {
             text: row_text_of(row),
-            wrapped: row.wrapped,
+            wrapped: row.wrapped(),
             runs: runs(term, row),
         })
         .collect();

@@ -130,8 +130,11 @@ impl Cell {
     pub const LEADING_SPACER: u32 = 1 << 23;
     /// Combining marks follow this cell's character (stored in the row).
     pub const MARKS: u32 = 1 << 24;
+    /// Text wrapped after this cell (meaningful on a row's last cell).
+    pub const WRAP: u32 = 1 << 25;
 
-    const LAYOUT: u32 = Self::WIDE | Self::WIDE_SPACER | Self::LEADING_SPACER | Self::MARKS;
+    const LAYOUT: u32 =
+        Self::WIDE | Self::WIDE_SPACER | Self::LEADING_SPACER | Self::MARKS | Self::WRAP;
 
     /// A blank cell in the given style.
     #[inline]

@@ -89,13 +89,6 @@ pub struct Cursor {
     pub charsets: Charsets,
 }
 
-/// What DECSC saves and DECRC restores.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SavedCursor {
-    pub cursor: Cursor,
-    pub origin: bool,
-}
-
 /// The cursor's look, as DECSCUSR sets it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CursorShape {

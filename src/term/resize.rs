@@ -24,7 +24,7 @@ pub fn resize(state: &mut State, cols: usize, lines: usize) {
     reflow_primary(primary, &mut state.scrollback, cols, lines);
     resize_plain(alternate, cols, lines);
     for screen in [&mut state.active, &mut state.inactive] {
-        let saved = &mut screen.saved.cursor;
+        let saved = &mut screen.saved;
         saved.row = saved.row.min(lines - 1);
         saved.col = saved.col.min(cols - 1);
         saved.pending_wrap = false;
@@ -123,7 +123,7 @@ fn rewrap(rows: Vec<Row>, cols: usize, spots: &mut [&mut Spot]) -> Vec<Row> {
     // For each spot: its offset in the logical line being collected, once found.
     let mut pending: Vec<Option<usize>> = vec![None; spots.len()];
     for (index, row) in rows.into_iter().enumerate() {
-        let wrapped = row.wrapped;
+        let wrapped = row.wrapped();
         for (spot, offset) in spots.iter().zip(pending.iter_mut()) {
             if spot.row == index {
                 *offset = Some(line.cells.len() + spot.col);
@@ -148,8 +148,12 @@ struct LogicalLine {
 
 impl LogicalLine {
     fn push_row(&mut self, row: Row) {
-        let wrapped = row.wrapped;
+        let wrapped = row.wrapped();
         let (mut cells, marks) = row.into_parts();
+        // Wrap marks are re-derived when the line is wrapped again.
+        for cell in &mut cells {
+            cell.set_flag(Cell::WRAP, false);
+        }
         // A filler left where a wide character did not fit is not content.
         if wrapped && cells.last().is_some_and(|c| c.has(Cell::LEADING_SPACER)) {
             cells.pop();
@@ -239,7 +243,7 @@ fn push_row(
 ) {
     cells.resize(cols, Cell::default());
     let mut row = Row::from_cells(cells);
-    row.wrapped = wrapped;
+    row.set_wrapped(wrapped);
     for (col, m) in marks.drain(..) {
         row.set_marks_raw(col, m);
     }

@@ -11,8 +11,6 @@ use super::cell::Cell;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
     cells: Vec<Cell>,
-    /// The row's text continues on the next row (it was wrapped, not ended by a newline).
-    pub wrapped: bool,
     /// Combining marks, by column; `None` for almost every row.
     marks: Option<Box<Vec<(u16, String)>>>,
 }
@@ -21,16 +19,25 @@ impl Row {
     pub fn new(cols: usize, blank: Cell) -> Row {
         Row {
             cells: vec![blank; cols],
-            wrapped: false,
             marks: None,
         }
     }
 
     pub(crate) fn from_cells(cells: Vec<Cell>) -> Row {
-        Row {
-            cells,
-            wrapped: false,
-            marks: None,
+        Row { cells, marks: None }
+    }
+
+    /// The row's text continues on the next row: it was wrapped, not ended by a newline. The
+    /// mark is a flag on the last cell (as in Alacritty), so whatever rewrites, erases or moves
+    /// that cell ends or moves the wrap with it.
+    #[inline]
+    pub fn wrapped(&self) -> bool {
+        self.cells.last().is_some_and(|c| c.has(Cell::WRAP))
+    }
+
+    pub(crate) fn set_wrapped(&mut self, on: bool) {
+        if let Some(last) = self.cells.last_mut() {
+            last.set_flag(Cell::WRAP, on);
         }
     }
 
@@ -72,7 +79,6 @@ impl Row {
     /// Blank every cell and forget wrapping: the row is as new.
     pub fn reset(&mut self, blank: Cell) {
         self.cells.fill(blank);
-        self.wrapped = false;
         self.marks = None;
     }
 

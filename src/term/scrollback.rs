@@ -25,12 +25,9 @@ impl Scrollback {
         self.limit
     }
 
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
         self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     /// Append a row; returns the row that fell off the front (or `row` itself when the limit is
@@ -87,7 +84,7 @@ mod tests {
     #[test]
     fn the_ring_is_bounded_and_recycles_the_oldest_row() {
         let mut sb = Scrollback::new(2);
-        let mut row = |c: char| {
+        let row = |c: char| {
             let mut r = Row::new(1, Cell::default());
             r.set(0, Cell::new(c, 0, Default::default()));
             r

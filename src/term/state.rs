@@ -12,7 +12,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::{Cell, Color, Style, StyleFlags, UnderlineStyle};
 use super::colors::ColorOverrides;
-use super::cursor::{Charset, Cursor, CursorShape, Pen, SavedCursor};
+use super::cursor::{Charset, Cursor, CursorShape, Pen};
 use super::damage::Damage;
 use super::events::{Outbox, TermEvent};
 use super::grid::Grid;
@@ -26,7 +26,7 @@ use super::tabs::TabStops;
 pub struct Screen {
     pub grid: Grid,
     pub cursor: Cursor,
-    pub saved: SavedCursor,
+    pub saved: Cursor,
 }
 
 impl Screen {
@@ -217,20 +217,19 @@ impl State {
         let last_col = grid.cols() - 1;
         let old = grid.row(line).cell(col);
         if old.has(Cell::WIDE | Cell::WIDE_SPACER) {
+            // Only layout flags change on the neighbours, so a wrap on their row survives.
             let row = grid.row_mut(line);
             if old.has(Cell::WIDE) && col < last_col {
-                let mut next = row.cell(col + 1);
-                next.set_flag(Cell::WIDE_SPACER, false);
-                row.set(col + 1, next);
+                row.cells_mut()[col + 1].set_flag(Cell::WIDE_SPACER, false);
             } else if col > 0 {
+                // The wide character this half belonged to loses its glyph (other layout flags
+                // stay: the half may have been orphaned by DCH, as in Alacritty).
                 let prev = row.cell(col - 1);
-                row.set(col - 1, Cell::new(' ', 0, prev.style()));
+                let flags = prev.flags() & !(Cell::WIDE | Cell::MARKS);
+                row.set(col - 1, Cell::new(' ', flags, prev.style()));
             }
             if col <= 1 && line > 0 {
-                let above = grid.row_mut(line - 1);
-                let mut filler = above.cell(last_col);
-                filler.set_flag(Cell::LEADING_SPACER, false);
-                above.set(last_col, filler);
+                grid.row_mut(line - 1).cells_mut()[last_col].set_flag(Cell::LEADING_SPACER, false);
             }
         }
         grid.row_mut(line)
@@ -258,8 +257,11 @@ impl State {
         if !self.mode(Modes::AUTOWRAP) {
             return;
         }
-        let row = self.active.cursor.row;
-        self.active.grid.row_mut(row).wrapped = true;
+        let Cursor { row, col, .. } = self.active.cursor;
+        // The mark goes on the cursor's cell, which is the last column unless a CBT moved the
+        // cursor while the last-column flag was set (then, as in Alacritty, the row does not
+        // count as wrapped until that cell reaches the end).
+        self.active.grid.row_mut(row).cells_mut()[col].set_flag(Cell::WRAP, true);
         if row + 1 >= self.region.end {
             self.linefeed();
         } else {
@@ -387,28 +389,24 @@ impl State {
         }
     }
 
-    /// CBT: back to the previous tab stop.
+    /// CBT: back to the previous tab stop; with none left of the cursor it stays (Alacritty).
     pub fn back_tab(&mut self, count: usize) {
         for _ in 0..count {
-            let col = self.active.cursor.col;
-            if col == 0 {
-                break;
+            match self.tabs.prev(self.active.cursor.col) {
+                Some(col) => self.active.cursor.col = col,
+                None => break,
             }
-            self.active.cursor.col = self.tabs.prev(col);
         }
     }
 
+    /// DECSC: position, pen, character sets and the last-column flag. Origin mode is not saved
+    /// (DEC STD 070 saves it; Alacritty does not, and we match the peer programs are tested on).
     pub fn save_cursor(&mut self) {
-        self.active.saved = SavedCursor {
-            cursor: self.active.cursor,
-            origin: self.mode(Modes::ORIGIN),
-        };
+        self.active.saved = self.active.cursor;
     }
 
     pub fn restore_cursor(&mut self) {
-        let saved = self.active.saved;
-        self.active.cursor = saved.cursor;
-        self.modes.flags.set(Modes::ORIGIN, saved.origin);
+        self.active.cursor = self.active.saved;
         self.clamp_cursor();
     }
 
@@ -478,12 +476,19 @@ impl State {
     /// DECSTBM.
     pub fn set_region(&mut self, top: usize, bottom: Option<usize>) {
         let lines = self.lines();
-        let bottom = bottom.unwrap_or(lines).min(lines);
+        let bottom = bottom.unwrap_or(lines);
         let top = top.max(1);
         if top >= bottom {
             return;
         }
-        self.region = top - 1..bottom;
+        // Clamped after the check, as Alacritty does: `5;12r` on 5 rows is the last row alone.
+        // A region wholly below the screen is refused (Alacritty keeps it, empty, and then a
+        // line feed on the last row does nothing).
+        let region = (top - 1).min(lines)..bottom.min(lines);
+        if region.is_empty() {
+            return;
+        }
+        self.region = region;
         self.goto(0, 0);
     }
 
@@ -510,7 +515,6 @@ impl State {
         let cols = self.cols();
         for line in rows {
             self.erase_cells(line, 0..cols, how);
-            self.active.grid.row_mut(line).wrapped = false;
         }
     }
 
@@ -706,7 +710,7 @@ impl State {
             for row in screen.grid.rows() {
                 row.cells().iter().for_each(|c| mark(c.style()));
             }
-            for pen in [screen.cursor.pen, screen.saved.cursor.pen] {
+            for pen in [screen.cursor.pen, screen.saved.pen] {
                 mark(pen.id);
                 mark(pen.blank);
             }
@@ -729,7 +733,7 @@ impl State {
                 .iter_mut()
                 .for_each(|r| r.remap_styles(&remap));
             fix(&mut screen.cursor.pen);
-            fix(&mut screen.saved.cursor.pen);
+            fix(&mut screen.saved.pen);
         }
         self.scrollback
             .iter_mut()

@@ -41,12 +41,11 @@ impl TabStops {
             .unwrap_or(last)
     }
 
-    /// The previous stop before `col`, or column 0.
-    pub fn prev(&self, col: usize) -> usize {
+    /// The previous stop before `col`, if there is one.
+    pub fn prev(&self, col: usize) -> Option<usize> {
         (0..col.min(self.stops.len()))
             .rev()
             .find(|&c| self.stops[c])
-            .unwrap_or(0)
     }
 }
 
@@ -60,14 +59,15 @@ mod tests {
         assert_eq!(tabs.next(0), 8);
         assert_eq!(tabs.next(8), 16);
         assert_eq!(tabs.next(16), 19);
-        assert_eq!(tabs.prev(16), 8);
-        assert_eq!(tabs.prev(3), 0);
+        assert_eq!(tabs.prev(16), Some(8));
+        assert_eq!(tabs.prev(3), Some(0));
     }
 
     #[test]
     fn cleared_and_set_stops() {
         let mut tabs = TabStops::new(20);
         tabs.clear_all();
+        assert_eq!(tabs.prev(10), None);
         tabs.set(5, true);
         assert_eq!(tabs.next(0), 5);
         assert_eq!(tabs.next(5), 19);

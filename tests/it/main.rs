@@ -28,3 +28,5 @@ pub fn expect_file(path: &Path, actual: &str, context: &str) {
         );
     }
 }
+mod generated;
+mod own_recordings;

@@ -109,7 +109,7 @@ pub fn of_paddock(term: &Terminal) -> Snapshot {
     let cursor = term.cursor();
     Snapshot {
         rows,
-        wrapped: term.rows().iter().map(|r| r.wrapped).collect(),
+        wrapped: term.rows().iter().map(|r| r.wrapped()).collect(),
         cursor: (cursor.row, cursor.col),
     }
 }
