@@ -23,6 +23,7 @@ mod sgr;
 mod state;
 mod styles;
 mod tabs;
+mod utf8_carry;
 mod view;
 
 pub use cell::{Cell, Color, HyperlinkId, Style, StyleFlags, StyleId, UnderlineStyle};
@@ -69,6 +70,7 @@ impl Default for TermConfig {
 /// One terminal: a parser and the screen state it drives.
 pub struct Terminal {
     parser: vte::Parser,
+    carry: utf8_carry::Utf8Carry,
     state: State,
 }
 
@@ -77,13 +79,19 @@ impl Terminal {
     pub fn new(size: TermSize, config: TermConfig) -> Terminal {
         Terminal {
             parser: vte::Parser::new(),
+            carry: Default::default(),
             state: State::new(size.cols, size.lines, config.scrollback_lines),
         }
     }
 
     /// Feed bytes the program wrote. Sequences may be split across calls at any byte.
     pub fn advance(&mut self, bytes: &[u8]) {
-        self.parser.advance(&mut self.state, bytes);
+        let Terminal {
+            parser,
+            carry,
+            state,
+        } = self;
+        carry.feed(bytes, |whole| parser.advance(state, whole));
         self.state.compact_styles_if_needed();
     }
 

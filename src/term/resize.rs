@@ -150,17 +150,18 @@ impl LogicalLine {
     fn push_row(&mut self, row: Row) {
         let wrapped = row.wrapped();
         let (mut cells, marks) = row.into_parts();
-        // Wrap marks are re-derived when the line is wrapped again.
+        // Wrap and mark flags are re-derived when the line is wrapped again.
         for cell in &mut cells {
-            cell.set_flag(Cell::WRAP, false);
+            cell.set_flag(Cell::WRAP | Cell::MARKS, false);
         }
         // A filler left where a wide character did not fit is not content.
         if wrapped && cells.last().is_some_and(|c| c.has(Cell::LEADING_SPACER)) {
             cells.pop();
         }
-        let base = self.cells.len();
+        let (base, len) = (self.cells.len(), cells.len());
+        let marks = marks.into_iter().filter(|(col, _)| (*col as usize) < len);
         self.marks
-            .extend(marks.into_iter().map(|(col, m)| (base + col as usize, m)));
+            .extend(marks.map(|(col, m)| (base + col as usize, m)));
         self.cells.extend(cells);
     }
 

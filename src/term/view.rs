@@ -91,6 +91,11 @@ impl Terminal {
         self.state.colors.dynamic(which)
     }
 
+    /// Distinct styles the style table holds (bounded by compaction).
+    pub fn style_count(&self) -> usize {
+        self.state.styles.len()
+    }
+
     /// Replies and events dropped because a queue was full.
     pub fn dropped_outputs(&self) -> u64 {
         self.state.outbox.dropped()

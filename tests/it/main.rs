@@ -30,3 +30,4 @@ pub fn expect_file(path: &Path, actual: &str, context: &str) {
 }
 mod generated;
 mod own_recordings;
+mod properties;
