@@ -78,7 +78,7 @@ impl StyleFlags {
 pub struct HyperlinkId(pub(crate) u32);
 
 /// Everything about how a cell looks, except its character.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Style {
     pub fg: Color,
     pub bg: Color,
@@ -87,6 +87,31 @@ pub struct Style {
     pub underline: UnderlineStyle,
     pub flags: StyleFlags,
     pub hyperlink: Option<HyperlinkId>,
+}
+
+impl Color {
+    /// An injective 32-bit packing, for hashing.
+    #[inline]
+    fn packed(self) -> u64 {
+        match self {
+            Color::Default => 0,
+            Color::Indexed(i) => 1 << 24 | i as u64,
+            Color::Rgb(r, g, b) => 2 << 24 | (r as u64) << 16 | (g as u64) << 8 | b as u64,
+        }
+    }
+}
+
+/// Styles are hashed on every SGR sequence: three words instead of a dozen small writes.
+impl std::hash::Hash for Style {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.fg.packed() << 32 | self.bg.packed());
+        state.write_u64(
+            self.underline_color.packed() << 32
+                | (self.underline as u64) << 16
+                | self.flags.0 as u64,
+        );
+        state.write_u64(self.hyperlink.map_or(0, |l| l.0 as u64 + 1));
+    }
 }
 
 impl Style {

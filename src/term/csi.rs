@@ -146,11 +146,9 @@ fn window_op(state: &mut State, op: u16) {
             let reply = format!("\x1b[8;{};{}t", state.lines(), state.cols());
             state.outbox.reply(reply.as_bytes());
         }
-        22 => {
-            // A bounded stack: a program that only pushes must not grow it forever.
-            if state.window.title_stack.len() < 64 {
-                state.window.title_stack.push(state.window.title.clone());
-            }
+        // A bounded stack: a program that only pushes must not grow it forever.
+        22 if state.window.title_stack.len() < 64 => {
+            state.window.title_stack.push(state.window.title.clone());
         }
         23 => {
             if let Some(title) = state.window.title_stack.pop() {

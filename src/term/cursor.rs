@@ -70,12 +70,23 @@ impl Charsets {
 }
 
 /// The style applied to printed characters, with its interned ids cached: `id` for printed
-/// cells, `blank` for cells erased with this pen (only the background survives an erase).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// cells, `blank` for cells erased with this pen (only the background survives an erase),
+/// interned on first use since most pens never erase anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pen {
     pub style: Style,
     pub id: StyleId,
-    pub blank: StyleId,
+    pub blank: Option<StyleId>,
+}
+
+impl Default for Pen {
+    fn default() -> Self {
+        Pen {
+            style: Style::default(),
+            id: StyleId::DEFAULT,
+            blank: Some(StyleId::DEFAULT),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -67,28 +67,24 @@ impl Grid {
         region: Range<usize>,
         n: usize,
         blank: Cell,
-        mut history: Option<&mut Scrollback>,
+        history: Option<&mut Scrollback>,
     ) {
         let n = n.min(region.len());
         if n == 0 {
             return;
         }
         let region_rows = &mut self.rows[region.clone()];
-        match history.as_deref_mut() {
-            Some(history) if region.start == 0 => {
-                for i in 0..n {
-                    let recycled = Row::new(0, blank);
-                    let gone = std::mem::replace(&mut region_rows[i], recycled);
-                    region_rows[i] = match history.push(gone) {
-                        Some(mut row) => {
-                            row.resize(self.cols, blank);
-                            row
-                        }
-                        None => Row::new(self.cols, blank),
-                    };
-                }
+        if let (Some(history), 0) = (history, region.start) {
+            for row in &mut region_rows[..n] {
+                let gone = std::mem::replace(row, Row::new(0, blank));
+                *row = match history.push(gone) {
+                    Some(mut recycled) => {
+                        recycled.resize(self.cols, blank);
+                        recycled
+                    }
+                    None => Row::new(self.cols, blank),
+                };
             }
-            _ => {}
         }
         region_rows.rotate_left(n);
         let len = region_rows.len();

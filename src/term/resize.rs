@@ -122,9 +122,11 @@ fn rewrap(rows: Vec<Row>, cols: usize, spots: &mut [&mut Spot]) -> Vec<Row> {
     let mut line = LogicalLine::default();
     // For each spot: its offset in the logical line being collected, once found.
     let mut pending: Vec<Option<usize>> = vec![None; spots.len()];
+    // The rows the spots were on before the rewrap (flush moves the spots themselves).
+    let old: Vec<Spot> = spots.iter().map(|s| **s).collect();
     for (index, row) in rows.into_iter().enumerate() {
         let wrapped = row.wrapped();
-        for (spot, offset) in spots.iter().zip(pending.iter_mut()) {
+        for (spot, offset) in old.iter().zip(pending.iter_mut()) {
             if spot.row == index {
                 *offset = Some(line.cells.len() + spot.col);
             }
@@ -143,7 +145,7 @@ fn rewrap(rows: Vec<Row>, cols: usize, spots: &mut [&mut Spot]) -> Vec<Row> {
 #[derive(Default)]
 struct LogicalLine {
     cells: Vec<Cell>,
-    marks: Vec<(usize, String)>,
+    marks: Vec<(usize, char)>,
 }
 
 impl LogicalLine {
@@ -180,9 +182,11 @@ impl LogicalLine {
             .map_or(0, |i| i + 1);
         let first_row = out.len();
         let mut row: Vec<Cell> = Vec::with_capacity(cols);
-        let mut marks: Vec<(usize, String)> = Vec::new();
+        let mut marks: Vec<(usize, char)> = Vec::new();
         // Where each source offset landed, for the spots.
         let mut landed: Vec<(usize, usize)> = Vec::with_capacity(content);
+        // Rows keep marks in arrival order; a stable sort by position keeps each cell's order.
+        self.marks.sort_by_key(|(offset, _)| *offset);
         let mut mark_iter = std::mem::take(&mut self.marks).into_iter().peekable();
         let mut i = 0;
         while i < content {
@@ -204,7 +208,7 @@ impl LogicalLine {
             while mark_iter.peek().is_some_and(|(offset, _)| *offset < i) {
                 mark_iter.next();
             }
-            if let Some((_, m)) = mark_iter.next_if(|(offset, _)| *offset == i) {
+            while let Some((_, m)) = mark_iter.next_if(|(offset, _)| *offset == i) {
                 marks.push((row.len(), m));
             }
             row.push(cell);
@@ -238,7 +242,7 @@ impl LogicalLine {
 fn push_row(
     out: &mut Vec<Row>,
     mut cells: Vec<Cell>,
-    marks: &mut Vec<(usize, String)>,
+    marks: &mut Vec<(usize, char)>,
     wrapped: bool,
     cols: usize,
 ) {
@@ -246,7 +250,7 @@ fn push_row(
     let mut row = Row::from_cells(cells);
     row.set_wrapped(wrapped);
     for (col, m) in marks.drain(..) {
-        row.set_marks_raw(col, m);
+        row.push_mark(col, m);
     }
     out.push(row);
 }

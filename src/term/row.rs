@@ -11,20 +11,24 @@ use super::cell::Cell;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
     cells: Vec<Cell>,
-    /// Combining marks, by column; `None` for almost every row.
-    marks: Option<Box<Vec<(u16, String)>>>,
+    /// Combining marks as (column, mark), in the order they arrived; empty (and unallocated)
+    /// for almost every row, and kept allocated when a row is recycled.
+    marks: Vec<(u16, char)>,
 }
 
 impl Row {
     pub fn new(cols: usize, blank: Cell) -> Row {
         Row {
             cells: vec![blank; cols],
-            marks: None,
+            marks: Vec::new(),
         }
     }
 
     pub(crate) fn from_cells(cells: Vec<Cell>) -> Row {
-        Row { cells, marks: None }
+        Row {
+            cells,
+            marks: Vec::new(),
+        }
     }
 
     /// The row's text continues on the next row: it was wrapped, not ended by a newline. The
@@ -79,7 +83,7 @@ impl Row {
     /// Blank every cell and forget wrapping: the row is as new.
     pub fn reset(&mut self, blank: Cell) {
         self.cells.fill(blank);
-        self.marks = None;
+        self.marks.clear();
     }
 
     /// Change the width, padding with `blank` or cutting at the right edge.
@@ -131,16 +135,14 @@ impl Row {
         self.cells[len - count..].fill(blank);
     }
 
-    /// Combining marks that follow the character at `col`.
-    pub fn marks(&self, col: usize) -> Option<&str> {
-        if !self.cells.get(col)?.has(Cell::MARKS) {
-            return None;
-        }
-        let marks = self.marks.as_ref()?;
+    /// Combining marks that follow the character at `col`, in order.
+    pub fn marks(&self, col: usize) -> impl Iterator<Item = char> + '_ {
+        let has = self.cells.get(col).is_some_and(|c| c.has(Cell::MARKS));
+        let marks = if has { &self.marks[..] } else { &[] };
         marks
             .iter()
-            .find(|(c, _)| *c as usize == col)
-            .map(|(_, s)| s.as_str())
+            .filter(move |(c, _)| *c as usize == col)
+            .map(|(_, m)| *m)
     }
 
     /// Attach a combining mark to the character at `col`.
@@ -152,37 +154,41 @@ impl Row {
             return;
         };
         cell.set_flag(Cell::MARKS, true);
-        let marks = self.marks.get_or_insert_with(Default::default);
-        match marks.iter_mut().find(|(c, _)| *c as usize == col) {
-            Some((_, s)) if s.chars().count() < MAX_MARKS_PER_CELL => s.push(mark),
-            Some(_) => {}
-            None => marks.push((col as u16, mark.to_string())),
+        if self
+            .marks
+            .iter()
+            .filter(|(c, _)| *c as usize == col)
+            .count()
+            < MAX_MARKS_PER_CELL
+        {
+            self.marks.push((col as u16, mark));
         }
     }
 
     fn remove_marks(&mut self, range: Range<usize>) {
-        let Some(marks) = self.marks.as_mut() else {
+        if self.marks.is_empty() {
             return;
-        };
-        marks.retain(|(c, _)| !range.contains(&(*c as usize)));
+        }
+        self.marks.retain(|(c, _)| !range.contains(&(*c as usize)));
         for cell in &mut self.cells[range] {
             cell.set_flag(Cell::MARKS, false);
-        }
-        if marks.is_empty() {
-            self.marks = None;
         }
     }
 
     /// Move the marks of columns at or after `from` by `by` columns.
     fn shift_marks(&mut self, from: usize, by: isize) {
-        let Some(marks) = self.marks.as_mut() else {
-            return;
-        };
-        for (c, _) in marks.iter_mut() {
+        for (c, _) in self.marks.iter_mut() {
             if *c as usize >= from {
                 *c = (*c as isize + by) as u16;
             }
         }
+    }
+
+    /// Bytes this row owns: the header, the cell buffer and any marks.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Row>()
+            + self.cells.capacity() * std::mem::size_of::<Cell>()
+            + self.marks.capacity() * std::mem::size_of::<(u16, char)>()
     }
 
     /// Number of cells up to and including the last one that is not a default blank.
@@ -193,19 +199,9 @@ impl Row {
             .map_or(0, |i| i + 1)
     }
 
-    /// Move this row's cells out (with marks as `(column, marks)`), leaving it empty; used by
-    /// reflow.
-    pub(crate) fn into_parts(self) -> (Vec<Cell>, Vec<(u16, String)>) {
-        (self.cells, self.marks.map(|m| *m).unwrap_or_default())
-    }
-
-    pub(crate) fn set_marks_raw(&mut self, col: usize, marks: String) {
-        if col < self.cells.len() {
-            self.cells[col].set_flag(Cell::MARKS, true);
-            self.marks
-                .get_or_insert_with(Default::default)
-                .push((col as u16, marks));
-        }
+    /// Move this row's cells and marks out; used by reflow.
+    pub(crate) fn into_parts(self) -> (Vec<Cell>, Vec<(u16, char)>) {
+        (self.cells, self.marks)
     }
 
     /// Rewrite every cell's style through `remap` (style table compaction).
@@ -241,12 +237,12 @@ mod tests {
         row.push_mark(2, '\u{301}');
         row.insert_blank(1, 2, Cell::default());
         assert_eq!(text(&row), "a  bc");
-        assert_eq!(row.marks(4), Some("\u{301}"));
+        assert_eq!(row.marks(4).collect::<String>(), "\u{301}");
         row.delete(0, 3, Cell::default());
         assert_eq!(text(&row), "bc   ");
-        assert_eq!(row.marks(1), Some("\u{301}"));
+        assert_eq!(row.marks(1).collect::<String>(), "\u{301}");
         row.erase(0..2, Cell::default());
-        assert_eq!(row.marks(1), None);
+        assert_eq!(row.marks(1).count(), 0);
         assert!(!row.cell(1).has(Cell::MARKS));
     }
 
@@ -257,6 +253,6 @@ mod tests {
         row.insert_blank(0, 1, Cell::default());
         assert_eq!(text(&row), " ab");
         assert!(row.cells().iter().all(|c| !c.has(Cell::MARKS)));
-        assert_eq!(row.marks, None);
+        assert!(row.marks.is_empty());
     }
 }

@@ -128,8 +128,12 @@ impl State {
 
     /// A blank cell in the pen's erase style.
     #[inline]
-    pub fn blank(&self) -> Cell {
-        Cell::blank(self.active.cursor.pen.blank)
+    pub fn blank(&mut self) -> Cell {
+        let pen = &mut self.active.cursor.pen;
+        let id = *pen
+            .blank
+            .get_or_insert_with(|| self.styles.intern(pen.style.erased()));
+        Cell::blank(id)
     }
 
     // ---- printing -------------------------------------------------------------------------
@@ -139,20 +143,37 @@ impl State {
         self.last_printed = Some(c);
         let Screen { grid, cursor, .. } = &mut self.active;
         let charset = cursor.charsets.current();
-        // The hot path: printable ASCII that lands on a plain cell and does not wrap.
-        if c.is_ascii_graphic() || c == ' ' {
-            if charset == Charset::Ascii
-                && !cursor.pending_wrap
-                && !self.modes.flags.contains(Modes::INSERT)
-            {
-                let cols = grid.cols();
-                let cell = &mut grid.row_mut(cursor.row).cells_mut()[cursor.col];
-                if cell.flags() == 0 {
-                    *cell = Cell::new(c, 0, cursor.pen.id);
-                    self.damage.row(cursor.row);
-                    if cursor.col + 1 < cols {
-                        cursor.col += 1;
+        // The hot path: a character that lands on plain cells, in the ASCII set, not in insert
+        // mode and not wrapping. Everything else takes `print_slow`.
+        if charset == Charset::Ascii
+            && !cursor.pending_wrap
+            && !self.modes.flags.contains(Modes::INSERT)
+        {
+            let width = match c {
+                ' '..='~' => 1,
+                _ => c.width().unwrap_or(0),
+            };
+            let (cols, col) = (grid.cols(), cursor.col);
+            if (1..=2).contains(&width) && col + width <= cols {
+                let cells = grid.row_mut(cursor.row).cells_mut();
+                let plain = if width == 1 {
+                    cells[col].flags() == 0
+                } else {
+                    cells[col].flags() | cells[col + 1].flags() == 0
+                };
+                if plain {
+                    if width == 1 {
+                        cells[col] = Cell::new(c, 0, cursor.pen.id);
                     } else {
+                        cells[col] = Cell::new(c, Cell::WIDE, cursor.pen.id);
+                        cells[col + 1] = Cell::new(' ', Cell::WIDE_SPACER, cursor.pen.id);
+                    }
+                    self.damage.row(cursor.row);
+                    let next = col + width;
+                    if next < cols {
+                        cursor.col = next;
+                    } else {
+                        cursor.col = cols - 1;
                         cursor.pending_wrap = true;
                     }
                     return;
@@ -639,8 +660,11 @@ impl State {
             return;
         }
         let id = self.styles.intern(style);
-        let blank = self.styles.intern(style.erased());
-        *pen = Pen { style, id, blank };
+        *pen = Pen {
+            style,
+            id,
+            blank: None,
+        };
     }
 
     // ---- screens --------------------------------------------------------------------------
@@ -712,7 +736,7 @@ impl State {
             }
             for pen in [screen.cursor.pen, screen.saved.pen] {
                 mark(pen.id);
-                mark(pen.blank);
+                pen.blank.map(&mut mark);
             }
         }
         for row in self.scrollback.iter() {
@@ -722,7 +746,7 @@ impl State {
         let styles = &self.styles;
         let fix = |pen: &mut Pen| {
             pen.id = remap[pen.id.index()];
-            pen.blank = remap[pen.blank.index()];
+            pen.blank = pen.blank.map(|blank| remap[blank.index()]);
             // The pen's hyperlink id was renumbered with the table.
             pen.style = *styles.get(pen.id);
         };

@@ -6,6 +6,7 @@
 //! Hyperlinks (OSC 8) live here too, referenced from styles, and are compacted with them.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::cell::{HyperlinkId, Style, StyleId};
 
@@ -17,15 +18,56 @@ pub struct Hyperlink {
     pub uri: String,
 }
 
+/// The Fx hash (as in rustc): interning hashes a style on every SGR sequence, and SipHash's
+/// DoS resistance buys nothing for keys this small that the table bounds anyway.
+#[derive(Default)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(value as u64);
+    }
+
+    #[inline]
+    fn write_u8(&mut self, value: u8) {
+        self.write_u64(value as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
 /// Below this size the table is never compacted: a few thousand styles cost nothing.
 const COMPACT_FLOOR: usize = 4096;
 
 #[derive(Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
-    index: HashMap<Style, StyleId>,
+    index: FxMap<Style, StyleId>,
     links: Vec<Hyperlink>,
-    link_index: HashMap<Hyperlink, HyperlinkId>,
+    link_index: FxMap<Hyperlink, HyperlinkId>,
     /// Size at which the next compaction is due.
     compact_at: usize,
 }
@@ -34,9 +76,9 @@ impl Default for StyleTable {
     fn default() -> Self {
         let mut table = StyleTable {
             styles: Vec::new(),
-            index: HashMap::new(),
+            index: FxMap::default(),
             links: Vec::new(),
-            link_index: HashMap::new(),
+            link_index: FxMap::default(),
             compact_at: COMPACT_FLOOR,
         };
         table.intern(Style::default());
@@ -47,12 +89,11 @@ impl Default for StyleTable {
 impl StyleTable {
     /// The id for `style`, adding it if it is new.
     pub fn intern(&mut self, style: Style) -> StyleId {
-        if let Some(&id) = self.index.get(&style) {
-            return id;
+        let next = StyleId(self.styles.len() as u32);
+        let id = *self.index.entry(style).or_insert(next);
+        if id == next {
+            self.styles.push(style);
         }
-        let id = StyleId(self.styles.len() as u32);
-        self.styles.push(style);
-        self.index.insert(style, id);
         id
     }
 

@@ -1,6 +1,6 @@
 //! Read-only views of the terminal for renderers, replay and tests.
 
-use super::cell::{Cell, HyperlinkId, Style, StyleId};
+use super::cell::{HyperlinkId, Style, StyleId};
 use super::colors::{DynamicColor, Rgb};
 use super::cursor::CursorShape;
 use super::modes::{ModeState, Modes};
@@ -116,11 +116,7 @@ impl Terminal {
 
     /// Bytes used by the scrollback's rows (cells, row headers and marks), for memory reports.
     pub fn scrollback_bytes(&self) -> usize {
-        self.state
-            .scrollback
-            .iter()
-            .map(|row| std::mem::size_of::<Row>() + row.len() * std::mem::size_of::<Cell>())
-            .sum()
+        self.state.scrollback.iter().map(Row::heap_bytes).sum()
     }
 }
 
@@ -132,9 +128,7 @@ pub fn row_text(row: &Row) -> String {
             continue;
         }
         text.push(cell.ch());
-        if let Some(marks) = row.marks(col) {
-            text.push_str(marks);
-        }
+        text.extend(row.marks(col));
     }
     let trimmed = text.trim_end_matches(' ').len();
     text.truncate(trimmed);

@@ -29,5 +29,8 @@ pub fn expect_file(path: &Path, actual: &str, context: &str) {
     }
 }
 mod generated;
+mod model;
 mod own_recordings;
 mod properties;
+mod replay_cli;
+mod tidy;

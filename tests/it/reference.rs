@@ -39,10 +39,6 @@ impl Reference {
         self.parser.advance(&mut self.term, bytes);
     }
 
-    pub fn resize(&mut self, cols: usize, lines: usize) {
-        self.term.resize(TermSize::new(cols, lines));
-    }
-
     /// Alacritty buffers bytes during synchronized output (2026) until the end mark or a
     /// timeout; a stream that ends inside one is flushed, as the timeout would.
     pub fn snapshot(&mut self) -> Snapshot {

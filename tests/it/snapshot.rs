@@ -89,7 +89,7 @@ pub fn of_paddock(term: &Terminal) -> Snapshot {
                     });
                     attrs.sort_unstable();
                     let mut text = cell.ch().to_string();
-                    text.push_str(row.marks(col).unwrap_or(""));
+                    text.extend(row.marks(col));
                     CellSnap {
                         text,
                         fg: color(style.fg),

@@ -1,1 +1,183 @@
-fn main() {}
+//! Project automation (`cargo xtask …`), in Rust so it runs wherever cargo does.
+//!
+//! - `ci`: install what the tests need, then every check CI runs (fmt, clippy, tests, the
+//!   macOS and Windows type checks).
+//! - `bless`: rewrite the expected files the tests compare against (tests/data/divergences).
+//! - `bench`: run the parse benchmark (paddock and alacritty_terminal in one run) and print the
+//!   throughput table with ratios, as committed in benches/README.md.
+
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+/// Targets type-checked besides the host, so macOS and Windows code keeps compiling.
+const CROSS_TARGETS: &[&str] = &["aarch64-apple-darwin", "x86_64-pc-windows-msvc"];
+
+/// Debian packages the test suite needs. The terminal core needs none; later parts (PTYs,
+/// keychain, GPU) add theirs here.
+const APT_PACKAGES: &[&str] = &[];
+
+fn main() -> Result<()> {
+    let task = std::env::args().nth(1).unwrap_or_default();
+    match task.as_str() {
+        "ci" => ci(),
+        "bless" => bless(),
+        "bench" => bench(),
+        _ => {
+            eprintln!("usage: cargo xtask <ci|bless|bench>");
+            eprintln!("  ci     install test prerequisites and run every check");
+            eprintln!("  bless  rewrite expected test output files");
+            eprintln!("  bench  run the parse benchmark and print the table with ratios");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn ci() -> Result<()> {
+    install_apt_packages(APT_PACKAGES)?;
+    step("format", cargo(&["fmt", "--all", "--", "--check"]))?;
+    step(
+        "clippy",
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    step("tests", cargo(&["test", "--workspace"]))?;
+    cross_checks()?;
+    println!("xtask ci: all checks passed");
+    Ok(())
+}
+
+fn bless() -> Result<()> {
+    let mut test = cargo(&["test", "--test", "it"]);
+    test.env("PADDOCK_BLESS", "1");
+    step("bless", test)
+}
+
+const STREAMS: &[&str] = &[
+    "dense_sgr",
+    "plain_text",
+    "unicode",
+    "cursor_motion",
+    "agent_tui",
+];
+
+fn bench() -> Result<()> {
+    let extra: Vec<String> = std::env::args().skip(2).collect();
+    let mut run = cargo(&["bench", "--bench", "parse", "--"]);
+    run.args(&extra);
+    step("bench", run)?;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
+    println!("| stream | paddock MiB/s | alacritty_terminal MiB/s | ratio |");
+    println!("| --- | ---: | ---: | ---: |");
+    for stream in STREAMS {
+        let ours = throughput(&root, stream, "paddock")?;
+        let theirs = throughput(&root, stream, "alacritty")?;
+        println!(
+            "| {stream} | {ours:.1} | {theirs:.1} | {:.2}x |",
+            ours / theirs
+        );
+    }
+    Ok(())
+}
+
+/// Mean throughput in MiB/s from criterion's saved estimates.
+fn throughput(root: &std::path::Path, group: &str, function: &str) -> Result<f64> {
+    let dir = root.join(group).join(function).join("new");
+    let read = |name: &str| -> Result<serde_json::Value> {
+        let text = std::fs::read_to_string(dir.join(name))
+            .with_context(|| format!("no {name} for {group}/{function}"))?;
+        Ok(serde_json::from_str(&text)?)
+    };
+    let nanos = read("estimates.json")?["mean"]["point_estimate"]
+        .as_f64()
+        .context("mean")?;
+    let bytes = read("benchmark.json")?["throughput"]["Bytes"]
+        .as_f64()
+        .context("bytes")?;
+    Ok(bytes / (nanos / 1e9) / (1024.0 * 1024.0))
+}
+
+fn cargo(args: &[&str]) -> Command {
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.args(args);
+    command
+}
+
+fn step(name: &str, mut command: Command) -> Result<()> {
+    println!("xtask: == {name}: {command:?}");
+    let status = command
+        .status()
+        .with_context(|| format!("cannot start {name}"))?;
+    if !status.success() {
+        bail!("{name} failed ({status})");
+    }
+    Ok(())
+}
+
+/// Type-check for the other platforms. Missing targets are added with rustup; when rustup cannot
+/// get them (offline, no rustup), say so loudly and skip only these checks.
+fn cross_checks() -> Result<()> {
+    for target in CROSS_TARGETS {
+        if !target_installed(target) {
+            let added = Command::new("rustup")
+                .args(["target", "add", target])
+                .status();
+            if !matches!(added, Ok(s) if s.success()) {
+                println!("xtask: !! WARNING: rustup could not add {target}; SKIPPING its check");
+                continue;
+            }
+        }
+        step(
+            &format!("check {target}"),
+            cargo(&["check", "--workspace", "--target", target]),
+        )?;
+    }
+    Ok(())
+}
+
+fn target_installed(target: &str) -> bool {
+    Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|l| l.trim() == target)
+        })
+        .unwrap_or(false)
+}
+
+/// Install Debian packages that are missing (CI runs as root on a fresh machine).
+fn install_apt_packages(packages: &[&str]) -> Result<()> {
+    let missing: Vec<&str> = packages
+        .iter()
+        .copied()
+        .filter(|p| {
+            !Command::new("dpkg")
+                .args(["-s", p])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    step("apt-get update", {
+        let mut c = Command::new("apt-get");
+        c.arg("update");
+        c
+    })?;
+    step("apt-get install", {
+        let mut c = Command::new("apt-get");
+        c.args(["install", "-y", "--no-install-recommends"])
+            .args(&missing);
+        c.env("DEBIAN_FRONTEND", "noninteractive");
+        c
+    })
+}

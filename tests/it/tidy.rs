@@ -1,0 +1,66 @@
+//! Invariants of the source tree, checked like any other test: the terminal model stays pure
+//! (the "may not import" column of ARCHITECTURE.md) and files stay small.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn the_terminal_model_does_no_io_and_knows_no_window() {
+    let forbidden = [
+        "winit",
+        "wgpu",
+        "glyphon",
+        "portable_pty",
+        "std::fs",
+        "std::net",
+        "std::process",
+        "std::thread",
+        "std::io",
+        "crate::pty",
+        "crate::render",
+        "crate::app",
+    ];
+    for file in rust_files(&root().join("src/term")) {
+        let text = std::fs::read_to_string(&file).expect("read");
+        for word in forbidden {
+            assert!(
+                !text.contains(word),
+                "{} mentions {word}: term/ must stay pure",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn source_files_stay_under_800_lines() {
+    for dir in ["src", "tests", "benches", "xtask/src"] {
+        for file in rust_files(&root().join(dir)) {
+            let lines = std::fs::read_to_string(&file)
+                .expect("read")
+                .lines()
+                .count();
+            assert!(
+                lines <= 800,
+                "{} has {lines} lines; split it by responsibility",
+                file.display()
+            );
+        }
+    }
+}
