@@ -1,12 +1,15 @@
-//! The style table: every distinct [`Style`] in use, stored once and referred to by [`StyleId`].
+//! The style table: the [`Style`]s cells use, referred to by [`StyleId`].
 //!
-//! Styles are interned when the pen changes (an SGR sequence), never per printed character. The
-//! table only grows while a stream keeps inventing styles, so it is compacted from time to time:
-//! [`StyleTable::compact`] keeps the styles that cells still use and hands back a remapping.
-//! Hyperlinks (OSC 8) live here too, referenced from styles, and are compacted with them.
+//! Styles are interned when the pen changes (an SGR sequence), never per printed character.
+//! Lookups go through a small cache of recently interned styles, not a global index: a program
+//! that cycles through a few dozen styles gets the same ids back, and one that paints every cell
+//! in a new truecolor costs an append, not a cache-missing probe into a large hash table. The
+//! table is compacted from time to time ([`StyleTable::compact`]): styles no cell uses any more
+//! are dropped and the rest renumbered, which bounds it by the number of cells. Hyperlinks
+//! (OSC 8) live here too, referenced from styles, and are compacted with them.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use super::cell::{HyperlinkId, Style, StyleId};
 
@@ -18,8 +21,8 @@ pub struct Hyperlink {
     pub uri: String,
 }
 
-/// The Fx hash (as in rustc): interning hashes a style on every SGR sequence, and SipHash's
-/// DoS resistance buys nothing for keys this small that the table bounds anyway.
+/// The Fx hash (as in rustc): styles are hashed on every SGR sequence, and SipHash's DoS
+/// resistance buys nothing for keys this small in tables this bounded.
 #[derive(Default)]
 pub struct FxHasher(u64);
 
@@ -62,10 +65,13 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// Below this size the table is never compacted: a few thousand styles cost nothing.
 const COMPACT_FLOOR: usize = 4096;
 
+/// Slots in the recent-styles cache (direct-mapped by hash).
+const RECENT_SLOTS: usize = 256;
+
 #[derive(Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
-    index: FxMap<Style, StyleId>,
+    recent: Box<[Option<(Style, StyleId)>; RECENT_SLOTS]>,
     links: Vec<Hyperlink>,
     link_index: FxMap<Hyperlink, HyperlinkId>,
     /// Size at which the next compaction is due.
@@ -76,7 +82,7 @@ impl Default for StyleTable {
     fn default() -> Self {
         let mut table = StyleTable {
             styles: Vec::new(),
-            index: FxMap::default(),
+            recent: Box::new([None; RECENT_SLOTS]),
             links: Vec::new(),
             link_index: FxMap::default(),
             compact_at: COMPACT_FLOOR,
@@ -86,14 +92,25 @@ impl Default for StyleTable {
     }
 }
 
+fn slot(style: &Style) -> usize {
+    let mut hasher = FxHasher::default();
+    style.hash(&mut hasher);
+    (hasher.finish() >> 56) as usize % RECENT_SLOTS
+}
+
 impl StyleTable {
-    /// The id for `style`, adding it if it is new.
+    /// An id for `style`: the recent one if the cache has it, else a new entry.
+    #[inline]
     pub fn intern(&mut self, style: Style) -> StyleId {
-        let next = StyleId(self.styles.len() as u32);
-        let id = *self.index.entry(style).or_insert(next);
-        if id == next {
-            self.styles.push(style);
+        let slot = &mut self.recent[slot(&style)];
+        if let Some((cached, id)) = slot {
+            if *cached == style {
+                return *id;
+            }
         }
+        let id = StyleId(self.styles.len() as u32);
+        self.styles.push(style);
+        *slot = Some((style, id));
         id
     }
 
@@ -129,12 +146,14 @@ impl StyleTable {
     }
 
     /// Keep only the styles marked live (by id), renumbered densely; returns old id → new id.
-    /// The caller rewrites every cell and pen through the returned map.
+    /// The caller rewrites every cell and pen through the map. Duplicates (a style interned
+    /// again after it left the recent cache) are kept: merging them would cost a hash table
+    /// probe per live style, and the table is bounded by the live cells either way.
     pub fn compact(&mut self, live: &[bool]) -> Vec<StyleId> {
         let old_styles = std::mem::take(&mut self.styles);
         let old_links = std::mem::take(&mut self.links);
-        self.index.clear();
         self.link_index.clear();
+        self.recent.fill(None);
         let mut remap = vec![StyleId::DEFAULT; old_styles.len()];
         for (old, style) in old_styles.into_iter().enumerate() {
             // The default style keeps id 0 whether or not a cell uses it.
@@ -147,7 +166,8 @@ impl StyleTable {
                     .get(link.0 as usize)
                     .map(|l| self.intern_link(l.clone()))
             });
-            remap[old] = self.intern(style);
+            remap[old] = StyleId(self.styles.len() as u32);
+            self.styles.push(style);
         }
         self.compact_at = (self.styles.len().max(self.links.len()) * 2).max(COMPACT_FLOOR);
         remap

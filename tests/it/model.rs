@@ -639,5 +639,9 @@ fn scrollback_costs_under_twelve_bytes_per_cell() {
     }
     let cells = t.scrollback_len() * 80;
     let per_cell = t.scrollback_bytes() as f64 / cells as f64;
+    println!(
+        "scrollback: {} rows, {per_cell:.2} bytes per cell",
+        t.scrollback_len()
+    );
     assert!(per_cell <= 12.0, "{per_cell:.2} bytes per cell");
 }
