@@ -1,5 +1,6 @@
 //! Parse throughput: the same generated streams through paddock's model and alacritty_terminal's
-//! `Term`, in the same run. `cargo xtask bench` runs this and prints the table with ratios.
+//! `Term`, in the same run, plus vte's parser with a do-nothing handler (the floor both stand
+//! on). `cargo xtask bench` runs this and prints the table with ratios.
 
 use std::hint::black_box;
 
@@ -205,6 +206,19 @@ fn alacritty_parse(bytes: &[u8]) -> Term<NoEvents> {
     term
 }
 
+/// The parser alone, with a handler that does nothing: the floor both models stand on.
+struct Discard;
+
+impl vte::Perform for Discard {}
+
+fn vte_floor(bytes: &[u8]) -> vte::Parser {
+    let mut parser = vte::Parser::new();
+    for chunk in bytes.chunks(64 * 1024) {
+        parser.advance(&mut Discard, chunk);
+    }
+    parser
+}
+
 fn bench(c: &mut Criterion) {
     let streams: [(&str, Vec<u8>); 5] = [
         ("dense_sgr", dense_sgr()),
@@ -222,6 +236,9 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_function("alacritty", |b| {
             b.iter(|| black_box(alacritty_parse(black_box(bytes))))
+        });
+        group.bench_function("vte_floor", |b| {
+            b.iter(|| black_box(vte_floor(black_box(bytes))))
         });
         group.finish();
     }

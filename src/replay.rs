@@ -6,7 +6,7 @@
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::term::{row_text_of, MAX_DIMENSION};
+use crate::term::{row_text, MAX_DIMENSION};
 use crate::term::{Color, Style, StyleFlags, TermConfig, TermSize, Terminal, UnderlineStyle};
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub fn to_json(term: &Terminal) -> String {
         .rows()
         .iter()
         .map(|row| JsonLine {
-            text: row_text_of(row),
+            text: row_text(row),
             wrapped: row.wrapped(),
             runs: runs(term, row),
         })

@@ -35,7 +35,7 @@ pub use modes::{ModeState, Modes, MouseEncoding, MouseTracking};
 pub use row::Row;
 pub use state::MAX_DIMENSION;
 pub use styles::Hyperlink;
-pub use view::{row_text as row_text_of, CursorView};
+pub use view::{row_text, CursorView};
 
 use state::State;
 

@@ -317,7 +317,7 @@ fn scrollback_is_bounded() {
     }
     assert_eq!(t.scrollback_len(), 50);
     assert_eq!(
-        paddock::term::row_text_of(t.scrollback_row(49).unwrap()),
+        paddock::term::row_text(t.scrollback_row(49).unwrap()),
         "line 995"
     );
 }
