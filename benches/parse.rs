@@ -136,11 +136,8 @@ fn agent_tui() -> Vec<u8> {
     while out.len() < 4 << 20 {
         out.push_str("\x1b[?2026h\x1b[H");
         for row in 0..LINES - 4 {
-            let level = [
-                "\x1b[32mINFO\x1b[0m",
-                "\x1b[33mWARN\x1b[0m",
-                "\x1b[2mDEBUG\x1b[0m",
-            ][(row + frame) % 3];
+            let level = ["\x1b[32mINFO\x1b[0m", "\x1b[33mWARN\x1b[0m", "\x1b[2mDEBUG\x1b[0m"]
+                [(row + frame) % 3];
             out.push_str(&format!(
                 "\x1b[{};1H\x1b[2K{level} \x1b[38;5;245m{:>6}\x1b[0m edited src/term/state.rs: {} lines, \x1b[1mtool call\x1b[0m ok",
                 row + 1,
@@ -180,12 +177,8 @@ impl EventListener for NoEvents {
 }
 
 fn paddock_parse(bytes: &[u8]) -> Terminal {
-    let mut term = Terminal::new(
-        TermSize::new(COLS, LINES),
-        TermConfig {
-            scrollback_lines: SCROLLBACK,
-        },
-    );
+    let mut term =
+        Terminal::new(TermSize::new(COLS, LINES), TermConfig { scrollback_lines: SCROLLBACK });
     // A PTY reader hands over chunks of this size.
     for chunk in bytes.chunks(64 * 1024) {
         term.advance(chunk);
@@ -194,10 +187,7 @@ fn paddock_parse(bytes: &[u8]) -> Terminal {
 }
 
 fn alacritty_parse(bytes: &[u8]) -> Term<NoEvents> {
-    let config = Config {
-        scrolling_history: SCROLLBACK,
-        ..Default::default()
-    };
+    let config = Config { scrolling_history: SCROLLBACK, ..Default::default() };
     let mut term = Term::new(config, &AlacrittySize::new(COLS, LINES), NoEvents);
     let mut parser: ansi::Processor = ansi::Processor::new();
     for chunk in bytes.chunks(64 * 1024) {
@@ -231,15 +221,11 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(*name);
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         group.sample_size(20);
-        group.bench_function("paddock", |b| {
-            b.iter(|| black_box(paddock_parse(black_box(bytes))))
-        });
+        group.bench_function("paddock", |b| b.iter(|| black_box(paddock_parse(black_box(bytes)))));
         group.bench_function("alacritty", |b| {
             b.iter(|| black_box(alacritty_parse(black_box(bytes))))
         });
-        group.bench_function("vte_floor", |b| {
-            b.iter(|| black_box(vte_floor(black_box(bytes))))
-        });
+        group.bench_function("vte_floor", |b| b.iter(|| black_box(vte_floor(black_box(bytes)))));
         group.finish();
     }
 }

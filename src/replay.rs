@@ -19,14 +19,10 @@ pub enum SizeError {
 
 /// Parse `COLSxROWS`, e.g. `80x24`.
 pub fn parse_size(text: &str) -> Result<TermSize, SizeError> {
-    let (cols, lines) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| SizeError::Format(text.to_owned()))?;
-    let parse = |part: &str| {
-        part.trim()
-            .parse::<usize>()
-            .map_err(|_| SizeError::Format(text.to_owned()))
-    };
+    let (cols, lines) =
+        text.split_once(['x', 'X']).ok_or_else(|| SizeError::Format(text.to_owned()))?;
+    let parse =
+        |part: &str| part.trim().parse::<usize>().map_err(|_| SizeError::Format(text.to_owned()));
     let (cols, lines) = (parse(cols)?, parse(lines)?);
     let valid = 1..=MAX_DIMENSION;
     if !valid.contains(&cols) || !valid.contains(&lines) {
@@ -97,20 +93,12 @@ pub fn to_json(term: &Terminal) -> String {
     let lines = term
         .rows()
         .iter()
-        .map(|row| JsonLine {
-            text: row_text(row),
-            wrapped: row.wrapped(),
-            runs: runs(term, row),
-        })
+        .map(|row| JsonLine { text: row_text(row), wrapped: row.wrapped(), runs: runs(term, row) })
         .collect();
     let screen = JsonScreen {
         cols: term.size().cols,
         rows: term.size().lines,
-        cursor: JsonCursor {
-            row: cursor.row,
-            col: cursor.col,
-            visible: cursor.visible,
-        },
+        cursor: JsonCursor { row: cursor.row, col: cursor.col, visible: cursor.visible },
         title: term.title().map(str::to_owned),
         alt_screen: term.is_alt_screen(),
         lines,
@@ -125,10 +113,7 @@ fn runs(term: &Terminal, row: &crate::term::Row) -> Vec<JsonRun> {
     let mut start = 0;
     while start < cells.len() {
         let id = cells[start].style();
-        let len = cells[start..]
-            .iter()
-            .take_while(|c| c.style() == id)
-            .count();
+        let len = cells[start..].iter().take_while(|c| c.style() == id).count();
         let style = term.style(id);
         if *style != Style::default() {
             runs.push(json_run(term, style, start, len));
@@ -169,15 +154,8 @@ fn json_run(term: &Terminal, style: &Style, col: usize, len: usize) -> JsonRun {
         bg: color(style.bg),
         underline_color: color(style.underline_color),
         underline,
-        attrs: names
-            .iter()
-            .filter(|(f, _)| style.flags.contains(*f))
-            .map(|(_, n)| *n)
-            .collect(),
-        link: style
-            .hyperlink
-            .and_then(|id| term.hyperlink(id))
-            .map(|l| l.uri.clone()),
+        attrs: names.iter().filter(|(f, _)| style.flags.contains(*f)).map(|(_, n)| *n).collect(),
+        link: style.hyperlink.and_then(|id| term.hyperlink(id)).map(|l| l.uri.clone()),
     }
 }
 

@@ -118,10 +118,7 @@ impl Style {
     /// The style of a cell erased with this style as the pen: only the background survives
     /// (background color erase, as xterm and Alacritty do).
     pub fn erased(&self) -> Style {
-        Style {
-            bg: self.bg,
-            ..Style::default()
-        }
+        Style { bg: self.bg, ..Style::default() }
     }
 }
 
@@ -164,18 +161,12 @@ impl Cell {
     /// A blank cell in the given style.
     #[inline]
     pub const fn blank(style: StyleId) -> Cell {
-        Cell {
-            bits: ' ' as u32,
-            style,
-        }
+        Cell { bits: ' ' as u32, style }
     }
 
     #[inline]
     pub const fn new(c: char, flags: u32, style: StyleId) -> Cell {
-        Cell {
-            bits: c as u32 | flags,
-            style,
-        }
+        Cell { bits: c as u32 | flags, style }
     }
 
     #[inline]
@@ -234,13 +225,7 @@ impl Default for Cell {
 
 impl std::fmt::Debug for Cell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Cell({:?}, flags={:#x}, style={})",
-            self.ch(),
-            self.flags(),
-            self.style.0
-        )
+        write!(f, "Cell({:?}, flags={:#x}, style={})", self.ch(), self.flags(), self.style.0)
     }
 }
 

@@ -28,10 +28,7 @@ pub struct ColorOverrides {
 
 impl Default for ColorOverrides {
     fn default() -> Self {
-        ColorOverrides {
-            palette: Box::new([None; 256]),
-            dynamic: [None; 3],
-        }
+        ColorOverrides { palette: Box::new([None; 256]), dynamic: [None; 3] }
     }
 }
 
@@ -58,22 +55,13 @@ impl ColorOverrides {
 
     /// The palette color a query reports: the override or xterm's default.
     pub fn effective_palette(&self, index: u8) -> Rgb {
-        self.palette(index)
-            .unwrap_or_else(|| default_palette(index))
+        self.palette(index).unwrap_or_else(|| default_palette(index))
     }
 
     pub fn effective_dynamic(&self, which: DynamicColor) -> Rgb {
         self.dynamic(which).unwrap_or(match which {
-            DynamicColor::Foreground | DynamicColor::Cursor => Rgb {
-                r: 0xd8,
-                g: 0xd8,
-                b: 0xd8,
-            },
-            DynamicColor::Background => Rgb {
-                r: 0x18,
-                g: 0x18,
-                b: 0x18,
-            },
+            DynamicColor::Foreground | DynamicColor::Cursor => Rgb { r: 0xd8, g: 0xd8, b: 0xd8 },
+            DynamicColor::Background => Rgb { r: 0x18, g: 0x18, b: 0x18 },
         })
     }
 }
@@ -106,11 +94,7 @@ pub fn default_palette(index: u8) -> Rgb {
         16..=231 => {
             let i = index - 16;
             let level = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
-            Rgb {
-                r: level(i / 36),
-                g: level((i / 6) % 6),
-                b: level(i % 6),
-            }
+            Rgb { r: level(i / 36), g: level((i / 6) % 6), b: level(i % 6) }
         }
         232..=255 => {
             let v = 8 + (index - 232) * 10;
@@ -136,11 +120,7 @@ pub fn parse_color_spec(spec: &str) -> Option<Rgb> {
         if parts.next().is_some() {
             return None;
         }
-        return Some(Rgb {
-            r: scale(r)?,
-            g: scale(g)?,
-            b: scale(b)?,
-        });
+        return Some(Rgb { r: scale(r)?, g: scale(g)?, b: scale(b)? });
     }
     let hex = spec.strip_prefix('#')?;
     if hex.is_empty() || hex.len() % 3 != 0 || hex.len() > 12 || !hex.is_ascii() {
@@ -153,19 +133,12 @@ pub fn parse_color_spec(spec: &str) -> Option<Rgb> {
         let value = u32::from_str_radix(digits, 16).ok()?;
         Some(((value << (16 - 4 * n as u32)) >> 8) as u8)
     };
-    Some(Rgb {
-        r: channel(0)?,
-        g: channel(1)?,
-        b: channel(2)?,
-    })
+    Some(Rgb { r: channel(0)?, g: channel(1)?, b: channel(2)? })
 }
 
 /// The reply format xterm uses: `rgb:rrrr/gggg/bbbb`.
 pub fn format_color_spec(c: Rgb) -> String {
-    format!(
-        "rgb:{:02x}{:02x}/{:02x}{:02x}/{:02x}{:02x}",
-        c.r, c.r, c.g, c.g, c.b, c.b
-    )
+    format!("rgb:{:02x}{:02x}/{:02x}{:02x}/{:02x}{:02x}", c.r, c.r, c.g, c.g, c.b, c.b)
 }
 
 #[cfg(test)]
@@ -178,57 +151,20 @@ mod tests {
         assert_eq!(parse_color_spec("rgb:ff/00/00"), red);
         assert_eq!(parse_color_spec("rgb:ffff/0/0"), red);
         assert_eq!(parse_color_spec("rgb:f/0/0"), red);
-        assert_eq!(
-            parse_color_spec("#f00"),
-            Some(Rgb {
-                r: 0xf0,
-                g: 0,
-                b: 0
-            })
-        );
+        assert_eq!(parse_color_spec("#f00"), Some(Rgb { r: 0xf0, g: 0, b: 0 }));
         assert_eq!(parse_color_spec("#ff0000"), red);
         assert_eq!(parse_color_spec("#ffff00000000"), red);
-        for bad in [
-            "",
-            "rgb:",
-            "rgb:1/2",
-            "rgb:1/2/3/4",
-            "#12",
-            "rgb:zz/0/0",
-            "#ééé",
-            "red",
-        ] {
+        for bad in ["", "rgb:", "rgb:1/2", "rgb:1/2/3/4", "#12", "rgb:zz/0/0", "#ééé", "red"] {
             assert_eq!(parse_color_spec(bad), None, "{bad:?}");
         }
     }
 
     #[test]
     fn default_palette_matches_xterm() {
-        assert_eq!(
-            default_palette(1),
-            Rgb {
-                r: 0xcd,
-                g: 0,
-                b: 0
-            }
-        );
+        assert_eq!(default_palette(1), Rgb { r: 0xcd, g: 0, b: 0 });
         assert_eq!(default_palette(16), Rgb { r: 0, g: 0, b: 0 });
-        assert_eq!(
-            default_palette(231),
-            Rgb {
-                r: 255,
-                g: 255,
-                b: 255
-            }
-        );
+        assert_eq!(default_palette(231), Rgb { r: 255, g: 255, b: 255 });
         assert_eq!(default_palette(232), Rgb { r: 8, g: 8, b: 8 });
-        assert_eq!(
-            format_color_spec(Rgb {
-                r: 1,
-                g: 0xab,
-                b: 0xff
-            }),
-            "rgb:0101/abab/ffff"
-        );
+        assert_eq!(format_color_spec(Rgb { r: 1, g: 0xab, b: 0xff }), "rgb:0101/abab/ffff");
     }
 }

@@ -62,9 +62,7 @@ pub fn dispatch(state: &mut State, params: &Params, intermediates: &[u8], action
             let version = env!("CARGO_PKG_VERSION_MAJOR").parse::<u32>().unwrap_or(0) * 10_000
                 + env!("CARGO_PKG_VERSION_MINOR").parse::<u32>().unwrap_or(0) * 100
                 + env!("CARGO_PKG_VERSION_PATCH").parse::<u32>().unwrap_or(0);
-            state
-                .outbox
-                .reply(format!("\x1b[>1;{version};0c").as_bytes());
+            state.outbox.reply(format!("\x1b[>1;{version};0c").as_bytes());
         }
         ('d', []) => state.goto_row(n(&mut args) - 1),
         ('g', []) => match next_or(&mut args, 0) {
@@ -81,24 +79,18 @@ pub fn dispatch(state: &mut State, params: &Params, intermediates: &[u8], action
         ('p', [b'$']) => {
             let mode = next_or(&mut args, 0);
             let value = ansi_mode_value(state, mode);
-            state
-                .outbox
-                .reply(format!("\x1b[{mode};{value}$y").as_bytes());
+            state.outbox.reply(format!("\x1b[{mode};{value}$y").as_bytes());
         }
         ('p', [b'?', b'$']) => {
             let mode = next_or(&mut args, 0);
             let value = private_mode_value(state, mode);
-            state
-                .outbox
-                .reply(format!("\x1b[?{mode};{value}$y").as_bytes());
+            state.outbox.reply(format!("\x1b[?{mode};{value}$y").as_bytes());
         }
         ('q', [b' ']) => set_cursor_style(state, next_or(&mut args, 0)),
         ('q', [b'"']) => {
             // DECSCA: 1 protects what is printed next from DECSED/DECSEL; 0 and 2 do not.
             let mut style = state.active.cursor.pen.style;
-            style
-                .flags
-                .set(StyleFlags::PROTECTED, next_or(&mut args, 0) == 1);
+            style.flags.set(StyleFlags::PROTECTED, next_or(&mut args, 0) == 1);
             state.set_pen(style);
         }
         ('q', [b'>']) if next_or(&mut args, 0) == 0 => {
@@ -132,9 +124,7 @@ fn device_status(state: &mut State, query: u16) {
             } else {
                 cursor.row
             };
-            state
-                .outbox
-                .reply(format!("\x1b[{};{}R", row + 1, cursor.col + 1).as_bytes());
+            state.outbox.reply(format!("\x1b[{};{}R", row + 1, cursor.col + 1).as_bytes());
         }
         _ => {}
     }
@@ -199,19 +189,9 @@ fn set_private_mode(state: &mut State, mode: u16, on: bool) {
                 1047 => AltScreenMode::ClearOnExit,
                 _ => AltScreenMode::SaveCursor,
             };
-            return if on {
-                state.enter_alt_screen(how)
-            } else {
-                state.leave_alt_screen(how)
-            };
+            return if on { state.enter_alt_screen(how) } else { state.leave_alt_screen(how) };
         }
-        1048 => {
-            return if on {
-                state.save_cursor()
-            } else {
-                state.restore_cursor()
-            }
-        }
+        1048 => return if on { state.save_cursor() } else { state.restore_cursor() },
         1000 | 1002 | 1003 => {
             let tracking = match mode {
                 1000 => MouseTracking::Clicks,
@@ -226,11 +206,7 @@ fn set_private_mode(state: &mut State, mode: u16, on: bool) {
             return;
         }
         1005 | 1006 => {
-            let encoding = if mode == 1005 {
-                MouseEncoding::Utf8
-            } else {
-                MouseEncoding::Sgr
-            };
+            let encoding = if mode == 1005 { MouseEncoding::Utf8 } else { MouseEncoding::Sgr };
             if on {
                 state.modes.mouse_encoding = encoding;
             } else if state.modes.mouse_encoding == encoding {

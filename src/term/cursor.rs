@@ -81,11 +81,7 @@ pub struct Pen {
 
 impl Default for Pen {
     fn default() -> Self {
-        Pen {
-            style: Style::default(),
-            id: StyleId::DEFAULT,
-            blank: Some(StyleId::DEFAULT),
-        }
+        Pen { style: Style::default(), id: StyleId::DEFAULT, blank: Some(StyleId::DEFAULT) }
     }
 }
 

@@ -20,10 +20,7 @@ pub enum DamagedRows {
 
 impl Damage {
     pub fn new(lines: usize) -> Damage {
-        Damage {
-            rows: vec![false; lines],
-            full: true,
-        }
+        Damage { rows: vec![false; lines], full: true }
     }
 
     #[inline]

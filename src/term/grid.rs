@@ -17,12 +17,7 @@ pub struct Grid {
 
 impl Grid {
     pub fn new(cols: usize, lines: usize) -> Grid {
-        Grid {
-            rows: (0..lines)
-                .map(|_| Row::new(cols, Cell::default()))
-                .collect(),
-            cols,
-        }
+        Grid { rows: (0..lines).map(|_| Row::new(cols, Cell::default())).collect(), cols }
     }
 
     #[inline]
@@ -135,10 +130,7 @@ mod tests {
     }
 
     fn text(grid: &Grid) -> Vec<String> {
-        grid.rows()
-            .iter()
-            .map(|r| r.cells().iter().map(|c| c.ch()).collect())
-            .collect()
+        grid.rows().iter().map(|r| r.cells().iter().map(|c| c.ch()).collect()).collect()
     }
 
     #[test]

@@ -61,9 +61,7 @@ pub struct TermConfig {
 
 impl Default for TermConfig {
     fn default() -> Self {
-        TermConfig {
-            scrollback_lines: 10_000,
-        }
+        TermConfig { scrollback_lines: 10_000 }
     }
 }
 
@@ -86,11 +84,7 @@ impl Terminal {
 
     /// Feed bytes the program wrote. Sequences may be split across calls at any byte.
     pub fn advance(&mut self, bytes: &[u8]) {
-        let Terminal {
-            parser,
-            carry,
-            state,
-        } = self;
+        let Terminal { parser, carry, state } = self;
         carry.feed(bytes, |whole| parser.advance(state, whole));
         self.state.compact_styles_if_needed();
     }

@@ -39,23 +39,12 @@ pub fn dispatch(state: &mut State, params: &[&[u8]], bell_terminated: bool) {
 /// The arguments joined back with `;` (titles and URIs may contain it), lossily decoded and cut
 /// to a sane length.
 fn joined(args: &[&[u8]]) -> String {
-    let text = args
-        .iter()
-        .map(|a| String::from_utf8_lossy(a))
-        .collect::<Vec<_>>()
-        .join(";");
-    text.chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_TEXT)
-        .collect()
+    let text = args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>().join(";");
+    text.chars().filter(|c| !c.is_control()).take(MAX_TEXT).collect()
 }
 
 fn text(arg: &[u8]) -> String {
-    String::from_utf8_lossy(arg)
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_TEXT)
-        .collect()
+    String::from_utf8_lossy(arg).chars().filter(|c| !c.is_control()).take(MAX_TEXT).collect()
 }
 
 fn set_title(state: &mut State, title: Option<String>) {
@@ -66,17 +55,12 @@ fn set_title(state: &mut State, title: Option<String>) {
 fn palette(state: &mut State, args: &[&[u8]], terminator: &str) {
     for pair in args.chunks(2) {
         let [index, spec] = pair else { return };
-        let Some(index) = std::str::from_utf8(index)
-            .ok()
-            .and_then(|i| i.parse::<u8>().ok())
-        else {
+        let Some(index) = std::str::from_utf8(index).ok().and_then(|i| i.parse::<u8>().ok()) else {
             return;
         };
         if *spec == b"?" {
             let color = format_color_spec(state.colors.effective_palette(index));
-            state
-                .outbox
-                .reply(format!("\x1b]4;{index};{color}{terminator}").as_bytes());
+            state.outbox.reply(format!("\x1b]4;{index};{color}{terminator}").as_bytes());
         } else if let Some(rgb) = std::str::from_utf8(spec).ok().and_then(parse_color_spec) {
             state.colors.set_palette(index, Some(rgb));
             state.damage.all();
@@ -85,10 +69,8 @@ fn palette(state: &mut State, args: &[&[u8]], terminator: &str) {
 }
 
 fn reset_palette(state: &mut State, args: &[&[u8]]) {
-    let indices: Vec<u8> = args
-        .iter()
-        .filter_map(|a| std::str::from_utf8(a).ok()?.parse::<u8>().ok())
-        .collect();
+    let indices: Vec<u8> =
+        args.iter().filter_map(|a| std::str::from_utf8(a).ok()?.parse::<u8>().ok()).collect();
     if args.iter().all(|a| a.is_empty()) {
         state.colors.reset_palette();
     }
@@ -106,11 +88,7 @@ fn dynamic_colors(state: &mut State, command: &[u8], args: &[&[u8]], terminator:
         b"11" => 1,
         _ => 2,
     };
-    let slots = [
-        DynamicColor::Foreground,
-        DynamicColor::Background,
-        DynamicColor::Cursor,
-    ];
+    let slots = [DynamicColor::Foreground, DynamicColor::Background, DynamicColor::Cursor];
     for (offset, spec) in args.iter().enumerate() {
         let Some(&which) = slots.get(first + offset) else {
             return;
@@ -118,9 +96,7 @@ fn dynamic_colors(state: &mut State, command: &[u8], args: &[&[u8]], terminator:
         if *spec == b"?" {
             let color = format_color_spec(state.colors.effective_dynamic(which));
             let code = 10 + which as usize;
-            state
-                .outbox
-                .reply(format!("\x1b]{code};{color}{terminator}").as_bytes());
+            state.outbox.reply(format!("\x1b]{code};{color}{terminator}").as_bytes());
         } else if let Some(rgb) = std::str::from_utf8(spec).ok().and_then(parse_color_spec) {
             state.colors.set_dynamic(which, Some(rgb));
             state.damage.all();
@@ -147,10 +123,7 @@ fn hyperlink(state: &mut State, args: &[&[u8]]) {
 }
 
 fn joined_raw(args: &[&[u8]]) -> String {
-    args.iter()
-        .map(|a| String::from_utf8_lossy(a))
-        .collect::<Vec<_>>()
-        .join(";")
+    args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>().join(";")
 }
 
 /// OSC 52: `52;selection;base64` stores, `52;selection;?` asks to read (never answered here).
@@ -159,19 +132,11 @@ fn clipboard(state: &mut State, args: &[&[u8]]) {
         return;
     };
     let selection = String::from_utf8_lossy(selection).into_owned();
-    let selection = if selection.is_empty() {
-        "c".to_owned()
-    } else {
-        selection
-    };
+    let selection = if selection.is_empty() { "c".to_owned() } else { selection };
     if *payload == b"?" {
-        state
-            .outbox
-            .event(TermEvent::ClipboardLoadRequest { selection });
+        state.outbox.event(TermEvent::ClipboardLoadRequest { selection });
     } else if let Some(data) = decode_base64(payload) {
-        state
-            .outbox
-            .event(TermEvent::ClipboardStore { selection, data });
+        state.outbox.event(TermEvent::ClipboardStore { selection, data });
     }
 }
 
@@ -199,9 +164,7 @@ fn notify_osc9(state: &mut State, args: &[&[u8]]) {
     }
     let body = joined(args);
     if !body.is_empty() {
-        state
-            .outbox
-            .event(TermEvent::Notification { title: None, body });
+        state.outbox.event(TermEvent::Notification { title: None, body });
     }
 }
 
@@ -216,23 +179,13 @@ fn notify_osc777(state: &mut State, args: &[&[u8]]) {
 
 /// OSC 99 (kitty): `99;metadata;payload`; `p=title` metadata marks the payload as the title.
 fn notify_kitty(state: &mut State, args: &[&[u8]]) {
-    let metadata = args
-        .first()
-        .map(|m| String::from_utf8_lossy(m).into_owned());
+    let metadata = args.first().map(|m| String::from_utf8_lossy(m).into_owned());
     let payload = joined(args.get(1..).unwrap_or_default());
-    let is_title = metadata
-        .as_deref()
-        .is_some_and(|m| m.split(':').any(|kv| kv == "p=title"));
+    let is_title = metadata.as_deref().is_some_and(|m| m.split(':').any(|kv| kv == "p=title"));
     let event = if is_title {
-        TermEvent::Notification {
-            title: Some(payload),
-            body: String::new(),
-        }
+        TermEvent::Notification { title: Some(payload), body: String::new() }
     } else {
-        TermEvent::Notification {
-            title: None,
-            body: payload,
-        }
+        TermEvent::Notification { title: None, body: payload }
     };
     state.outbox.event(event);
 }
@@ -284,10 +237,7 @@ fn decode_base64(input: &[u8]) -> Option<Vec<u8>> {
             _ => return None,
         } as u32)
     }
-    let input = input
-        .strip_suffix(b"==")
-        .or_else(|| input.strip_suffix(b"="))
-        .unwrap_or(input);
+    let input = input.strip_suffix(b"==").or_else(|| input.strip_suffix(b"=")).unwrap_or(input);
     let mut out = Vec::with_capacity(input.len() * 3 / 4);
     for chunk in input.chunks(4) {
         let mut acc = 0u32;

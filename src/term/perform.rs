@@ -49,11 +49,7 @@ impl Perform for State {
         match (byte, intermediates) {
             (b'B' | b'0', [slot @ (b'(' | b')' | b'*' | b'+')]) => {
                 let index = (slot - b'(') as usize;
-                let charset = if byte == b'0' {
-                    Charset::DecSpecial
-                } else {
-                    Charset::Ascii
-                };
+                let charset = if byte == b'0' { Charset::DecSpecial } else { Charset::Ascii };
                 self.active.cursor.charsets.slots[index] = charset;
             }
             (b'D', []) => self.linefeed(),

@@ -75,14 +75,9 @@ fn reflow_primary(
     let history_len = all.len();
     all.extend(screen.grid.take_rows());
     let cursor = screen.cursor;
-    let mut cursor_spot = Spot {
-        row: history_len + cursor.row,
-        col: cursor.col + usize::from(cursor.pending_wrap),
-    };
-    let mut top_spot = Spot {
-        row: history_len,
-        col: 0,
-    };
+    let mut cursor_spot =
+        Spot { row: history_len + cursor.row, col: cursor.col + usize::from(cursor.pending_wrap) };
+    let mut top_spot = Spot { row: history_len, col: 0 };
     if cols != old_cols {
         all = rewrap(all, cols, &mut [&mut cursor_spot, &mut top_spot]);
     }
@@ -162,8 +157,7 @@ impl LogicalLine {
         }
         let (base, len) = (self.cells.len(), cells.len());
         let marks = marks.into_iter().filter(|(col, _)| (*col as usize) < len);
-        self.marks
-            .extend(marks.map(|(col, m)| (base + col as usize, m)));
+        self.marks.extend(marks.map(|(col, m)| (base + col as usize, m)));
         self.cells.extend(cells);
     }
 
@@ -175,11 +169,7 @@ impl LogicalLine {
         spots: &mut [&mut Spot],
         pending: &mut [Option<usize>],
     ) {
-        let content = self
-            .cells
-            .iter()
-            .rposition(|c| !c.is_default_blank())
-            .map_or(0, |i| i + 1);
+        let content = self.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1);
         let first_row = out.len();
         let mut row: Vec<Cell> = Vec::with_capacity(cols);
         let mut marks: Vec<(usize, char)> = Vec::new();

@@ -18,17 +18,11 @@ pub struct Row {
 
 impl Row {
     pub fn new(cols: usize, blank: Cell) -> Row {
-        Row {
-            cells: vec![blank; cols],
-            marks: Vec::new(),
-        }
+        Row { cells: vec![blank; cols], marks: Vec::new() }
     }
 
     pub(crate) fn from_cells(cells: Vec<Cell>) -> Row {
-        Row {
-            cells,
-            marks: Vec::new(),
-        }
+        Row { cells, marks: Vec::new() }
     }
 
     /// The row's text continues on the next row: it was wrapped, not ended by a newline. The
@@ -139,10 +133,7 @@ impl Row {
     pub fn marks(&self, col: usize) -> impl Iterator<Item = char> + '_ {
         let has = self.cells.get(col).is_some_and(|c| c.has(Cell::MARKS));
         let marks = if has { &self.marks[..] } else { &[] };
-        marks
-            .iter()
-            .filter(move |(c, _)| *c as usize == col)
-            .map(|(_, m)| *m)
+        marks.iter().filter(move |(c, _)| *c as usize == col).map(|(_, m)| *m)
     }
 
     /// Attach a combining mark to the character at `col`.
@@ -154,13 +145,7 @@ impl Row {
             return;
         };
         cell.set_flag(Cell::MARKS, true);
-        if self
-            .marks
-            .iter()
-            .filter(|(c, _)| *c as usize == col)
-            .count()
-            < MAX_MARKS_PER_CELL
-        {
+        if self.marks.iter().filter(|(c, _)| *c as usize == col).count() < MAX_MARKS_PER_CELL {
             self.marks.push((col as u16, mark));
         }
     }
@@ -193,10 +178,7 @@ impl Row {
 
     /// Number of cells up to and including the last one that is not a default blank.
     pub fn content_len(&self) -> usize {
-        self.cells
-            .iter()
-            .rposition(|c| !c.is_default_blank())
-            .map_or(0, |i| i + 1)
+        self.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1)
     }
 
     /// Move this row's cells and marks out; used by reflow.
@@ -220,11 +202,7 @@ mod tests {
     use crate::term::cell::StyleId;
 
     fn row_of(text: &str) -> Row {
-        Row::from_cells(
-            text.chars()
-                .map(|c| Cell::new(c, 0, StyleId::DEFAULT))
-                .collect(),
-        )
+        Row::from_cells(text.chars().map(|c| Cell::new(c, 0, StyleId::DEFAULT)).collect())
     }
 
     fn text(row: &Row) -> String {

@@ -15,10 +15,7 @@ pub struct Scrollback {
 
 impl Scrollback {
     pub fn new(limit: usize) -> Scrollback {
-        Scrollback {
-            rows: VecDeque::new(),
-            limit,
-        }
+        Scrollback { rows: VecDeque::new(), limit }
     }
 
     pub fn limit(&self) -> usize {
@@ -36,11 +33,7 @@ impl Scrollback {
         if self.limit == 0 {
             return Some(row);
         }
-        let evicted = if self.rows.len() >= self.limit {
-            self.rows.pop_front()
-        } else {
-            None
-        };
+        let evicted = if self.rows.len() >= self.limit { self.rows.pop_front() } else { None };
         self.rows.push_back(row);
         evicted
     }

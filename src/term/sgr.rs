@@ -19,14 +19,8 @@ pub fn apply(state: &mut State, params: &Params) {
 
 /// SGR 0 keeps the hyperlink and the protection: they are not graphic renditions.
 fn reset(style: Style) -> Style {
-    let mut fresh = Style {
-        hyperlink: style.hyperlink,
-        ..Style::default()
-    };
-    fresh.flags.set(
-        StyleFlags::PROTECTED,
-        style.flags.contains(StyleFlags::PROTECTED),
-    );
+    let mut fresh = Style { hyperlink: style.hyperlink, ..Style::default() };
+    fresh.flags.set(StyleFlags::PROTECTED, style.flags.contains(StyleFlags::PROTECTED));
     fresh
 }
 
@@ -94,11 +88,7 @@ fn extended_color(param: &[u16], rest: &mut vte::ParamsIter<'_>) -> Option<Color
             5 => indexed(*param.get(2)?),
             2 => {
                 // The colon form may carry a color-space id before the channels.
-                let channels = if param.len() >= 6 {
-                    &param[3..6]
-                } else {
-                    param.get(2..5)?
-                };
+                let channels = if param.len() >= 6 { &param[3..6] } else { param.get(2..5)? };
                 rgb(channels[0], channels[1], channels[2])
             }
             _ => None,
@@ -120,9 +110,5 @@ fn indexed(index: u16) -> Option<Color> {
 }
 
 fn rgb(r: u16, g: u16, b: u16) -> Option<Color> {
-    Some(Color::Rgb(
-        u8::try_from(r).ok()?,
-        u8::try_from(g).ok()?,
-        u8::try_from(b).ok()?,
-    ))
+    Some(Color::Rgb(u8::try_from(r).ok()?, u8::try_from(g).ok()?, u8::try_from(b).ok()?))
 }

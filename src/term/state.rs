@@ -130,9 +130,7 @@ impl State {
     #[inline]
     pub fn blank(&mut self) -> Cell {
         let pen = &mut self.active.cursor.pen;
-        let id = *pen
-            .blank
-            .get_or_insert_with(|| self.styles.intern(pen.style.erased()));
+        let id = *pen.blank.get_or_insert_with(|| self.styles.intern(pen.style.erased()));
         Cell::blank(id)
     }
 
@@ -202,10 +200,7 @@ impl State {
         if self.mode(Modes::INSERT) && self.active.cursor.col + width < cols {
             let blank = self.blank();
             let cursor = self.active.cursor;
-            self.active
-                .grid
-                .row_mut(cursor.row)
-                .insert_blank(cursor.col, width, blank);
+            self.active.grid.row_mut(cursor.row).insert_blank(cursor.col, width, blank);
         }
         if width == 1 {
             self.write_cell(c, 0);
@@ -253,8 +248,7 @@ impl State {
                 grid.row_mut(line - 1).cells_mut()[last_col].set_flag(Cell::LEADING_SPACER, false);
             }
         }
-        grid.row_mut(line)
-            .set(col, Cell::new(c, flags, cursor.pen.id));
+        grid.row_mut(line).set(col, Cell::new(c, flags, cursor.pen.id));
         self.damage.row(line);
     }
 
@@ -364,11 +358,7 @@ impl State {
     /// CUU: up, stopping at the top margin when starting inside the region.
     pub fn move_up(&mut self, n: usize) {
         let cursor = &mut self.active.cursor;
-        let top = if cursor.row >= self.region.start {
-            self.region.start
-        } else {
-            0
-        };
+        let top = if cursor.row >= self.region.start { self.region.start } else { 0 };
         cursor.row = cursor.row.saturating_sub(n).max(top);
         cursor.pending_wrap = false;
     }
@@ -377,11 +367,7 @@ impl State {
     pub fn move_down(&mut self, n: usize) {
         let lines = self.lines();
         let cursor = &mut self.active.cursor;
-        let bottom = if cursor.row < self.region.end {
-            self.region.end - 1
-        } else {
-            lines - 1
-        };
+        let bottom = if cursor.row < self.region.end { self.region.end - 1 } else { lines - 1 };
         cursor.row = cursor.row.saturating_add(n).min(bottom);
         cursor.pending_wrap = false;
     }
@@ -462,18 +448,14 @@ impl State {
         } else {
             None
         };
-        self.active
-            .grid
-            .scroll_up(origin..self.region.end, n, blank, history);
+        self.active.grid.scroll_up(origin..self.region.end, n, blank, history);
         self.damage.all();
     }
 
     fn scroll_down_from(&mut self, origin: usize, n: usize) {
         let n = n.min(self.region.len());
         let blank = self.blank();
-        self.active
-            .grid
-            .scroll_down(origin..self.region.end, n, blank);
+        self.active.grid.scroll_down(origin..self.region.end, n, blank);
         self.damage.all();
     }
 
@@ -541,12 +523,7 @@ impl State {
 
     /// EL / DECSEL. 0: cursor to end, 1: start to cursor, 2: whole row.
     pub fn erase_in_line(&mut self, mode: u16, how: Erase) {
-        let Cursor {
-            row,
-            col,
-            pending_wrap,
-            ..
-        } = self.active.cursor;
+        let Cursor { row, col, pending_wrap, .. } = self.active.cursor;
         let cols = self.cols();
         let range = match mode {
             // With the last-column flag set there is nothing "right of" the cursor (Alacritty).
@@ -590,9 +567,7 @@ impl State {
             .map_or(0, |line| line + 1);
         let blank = self.blank();
         let lines = self.lines();
-        self.active
-            .grid
-            .scroll_up(0..lines, used, blank, Some(&mut self.scrollback));
+        self.active.grid.scroll_up(0..lines, used, blank, Some(&mut self.scrollback));
         self.active.grid.reset_rows(0..lines, blank);
     }
 
@@ -660,11 +635,7 @@ impl State {
             return;
         }
         let id = self.styles.intern(style);
-        *pen = Pen {
-            style,
-            id,
-            blank: None,
-        };
+        *pen = Pen { style, id, blank: None };
     }
 
     // ---- screens --------------------------------------------------------------------------
@@ -751,16 +722,10 @@ impl State {
             pen.style = *styles.get(pen.id);
         };
         for screen in [&mut self.active, &mut self.inactive] {
-            screen
-                .grid
-                .rows_mut()
-                .iter_mut()
-                .for_each(|r| r.remap_styles(&remap));
+            screen.grid.rows_mut().iter_mut().for_each(|r| r.remap_styles(&remap));
             fix(&mut screen.cursor.pen);
             fix(&mut screen.saved.pen);
         }
-        self.scrollback
-            .iter_mut()
-            .for_each(|r| r.remap_styles(&remap));
+        self.scrollback.iter_mut().for_each(|r| r.remap_styles(&remap));
     }
 }

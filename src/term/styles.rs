@@ -162,9 +162,7 @@ impl StyleTable {
             }
             let mut style = style;
             style.hyperlink = style.hyperlink.and_then(|link| {
-                old_links
-                    .get(link.0 as usize)
-                    .map(|l| self.intern_link(l.clone()))
+                old_links.get(link.0 as usize).map(|l| self.intern_link(l.clone()))
             });
             remap[old] = StyleId(self.styles.len() as u32);
             self.styles.push(style);
@@ -180,10 +178,7 @@ mod tests {
     use crate::term::cell::Color;
 
     fn red() -> Style {
-        Style {
-            fg: Color::Indexed(1),
-            ..Style::default()
-        }
+        Style { fg: Color::Indexed(1), ..Style::default() }
     }
 
     #[test]
@@ -199,19 +194,10 @@ mod tests {
     #[test]
     fn compaction_drops_dead_styles_and_remaps_live_ones() {
         let mut table = StyleTable::default();
-        let link = table.intern_link(Hyperlink {
-            id: None,
-            uri: "https://a".into(),
-        });
+        let link = table.intern_link(Hyperlink { id: None, uri: "https://a".into() });
         let dead = table.intern(red());
-        let live_style = Style {
-            hyperlink: Some(link),
-            ..red()
-        };
-        let live = table.intern(Style {
-            bg: Color::Rgb(1, 2, 3),
-            ..live_style
-        });
+        let live_style = Style { hyperlink: Some(link), ..red() };
+        let live = table.intern(Style { bg: Color::Rgb(1, 2, 3), ..live_style });
         let mut marks = vec![false; table.len()];
         marks[live.index()] = true;
         let remap = table.compact(&marks);
@@ -219,10 +205,7 @@ mod tests {
         let new = remap[live.index()];
         assert_eq!(table.get(new).bg, Color::Rgb(1, 2, 3));
         let new_link = table.get(new).hyperlink.expect("link kept");
-        assert_eq!(
-            table.link(new_link).map(|l| l.uri.as_str()),
-            Some("https://a")
-        );
+        assert_eq!(table.link(new_link).map(|l| l.uri.as_str()), Some("https://a"));
         assert_eq!(remap[dead.index()], StyleId::DEFAULT);
     }
 }

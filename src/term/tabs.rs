@@ -9,9 +9,7 @@ const DEFAULT_INTERVAL: usize = 8;
 
 impl TabStops {
     pub fn new(cols: usize) -> TabStops {
-        TabStops {
-            stops: (0..cols).map(|c| c % DEFAULT_INTERVAL == 0).collect(),
-        }
+        TabStops { stops: (0..cols).map(|c| c % DEFAULT_INTERVAL == 0).collect() }
     }
 
     /// Keep the stops the program set; new columns get the default stops.
@@ -36,16 +34,12 @@ impl TabStops {
     /// The next stop after `col`, or the last column.
     pub fn next(&self, col: usize) -> usize {
         let last = self.stops.len().saturating_sub(1);
-        (col + 1..self.stops.len())
-            .find(|&c| self.stops[c])
-            .unwrap_or(last)
+        (col + 1..self.stops.len()).find(|&c| self.stops[c]).unwrap_or(last)
     }
 
     /// The previous stop before `col`, if there is one.
     pub fn prev(&self, col: usize) -> Option<usize> {
-        (0..col.min(self.stops.len()))
-            .rev()
-            .find(|&c| self.stops[c])
+        (0..col.min(self.stops.len())).rev().find(|&c| self.stops[c])
     }
 }
 

@@ -93,14 +93,8 @@ mod tests {
 
     #[test]
     fn invalid_bytes_pass_through_in_order() {
-        assert_eq!(
-            run(&[b"\xcc", b"\x41\x80"]),
-            vec![b"\xcc".to_vec(), b"\x41\x80".to_vec()]
-        );
+        assert_eq!(run(&[b"\xcc", b"\x41\x80"]), vec![b"\xcc".to_vec(), b"\x41\x80".to_vec()]);
         assert_eq!(run(&[b"ok\x80"]), vec![b"ok\x80".to_vec()]);
-        assert_eq!(
-            run(&[b"\xf0\x9f", b"\x8e\x89"]),
-            vec!["🎉".as_bytes().to_vec()]
-        );
+        assert_eq!(run(&[b"\xf0\x9f", b"\x8e\x89"]), vec!["🎉".as_bytes().to_vec()]);
     }
 }

@@ -21,10 +21,7 @@ pub struct CursorView {
 
 impl Terminal {
     pub fn size(&self) -> TermSize {
-        TermSize {
-            cols: self.state.cols(),
-            lines: self.state.lines(),
-        }
+        TermSize { cols: self.state.cols(), lines: self.state.lines() }
     }
 
     pub fn cursor(&self) -> CursorView {

@@ -51,10 +51,7 @@ fn alacritty_ref_dir() -> PathBuf {
         .find(|p| p["name"] == "alacritty_terminal" && p["version"] == "0.26.0")
         .and_then(|p| p["manifest_path"].as_str())
         .expect("alacritty_terminal 0.26.0 is a dev-dependency");
-    Path::new(manifest)
-        .parent()
-        .expect("package dir")
-        .join("tests/ref")
+    Path::new(manifest).parent().expect("package dir").join("tests/ref")
 }
 
 struct Recording {
@@ -77,11 +74,7 @@ fn recordings() -> Vec<Recording> {
         let size = read_json("size.json");
         let config = read_json("config.json");
         out.push(Recording {
-            name: path
-                .file_name()
-                .expect("name")
-                .to_string_lossy()
-                .into_owned(),
+            name: path.file_name().expect("name").to_string_lossy().into_owned(),
             bytes: std::fs::read(path.join("alacritty.recording")).expect("recording"),
             cols: size["columns"].as_u64().expect("columns") as usize,
             lines: size["screen_lines"].as_u64().expect("screen_lines") as usize,
@@ -113,9 +106,7 @@ pub fn compare_chunks<'a>(
     history: usize,
 ) -> Result<(), String> {
     let size = paddock::term::TermSize::new(cols, lines);
-    let config = paddock::term::TermConfig {
-        scrollback_lines: history,
-    };
+    let config = paddock::term::TermConfig { scrollback_lines: history };
     let mut ours = paddock::term::Terminal::new(size, config);
     let mut reference = Reference::new(cols, lines, history);
     let mut fed = 0;
@@ -152,10 +143,7 @@ pub fn check_recording(
             .map(|report| format!("== {name}\n{report}"));
     };
     let differs = compare_in_steps(bytes, cols, lines, history, steps).is_err();
-    assert!(
-        differs,
-        "{name}: listed as deliberate ({why}) but now matches"
-    );
+    assert!(differs, "{name}: listed as deliberate ({why}) but now matches");
     let size = paddock::term::TermSize::new(cols, lines);
     let term = paddock::replay::replay(bytes, size, history);
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -168,11 +156,7 @@ pub fn check_recording(
 #[test]
 fn all_45_alacritty_recordings_match_or_differ_deliberately() {
     let recordings = recordings();
-    assert_eq!(
-        recordings.len(),
-        45,
-        "the alacritty_terminal 0.26.0 package ships 45 recordings"
-    );
+    assert_eq!(recordings.len(), 45, "the alacritty_terminal 0.26.0 package ships 45 recordings");
     let failures: Vec<String> = recordings
         .iter()
         .filter_map(|rec| {
@@ -180,10 +164,5 @@ fn all_45_alacritty_recordings_match_or_differ_deliberately() {
             check_recording(&rec.name, &rec.bytes, size, 16, DELIBERATE)
         })
         .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of 45 differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of 45 differ:\n{}", failures.len(), failures.join("\n"));
 }

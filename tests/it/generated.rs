@@ -61,11 +61,7 @@ pub struct Generator {
 
 impl Generator {
     pub fn new(seed: u64) -> Generator {
-        Generator {
-            rng: Rng::new(seed),
-            region: false,
-            origin: false,
-        }
+        Generator { rng: Rng::new(seed), region: false, origin: false }
     }
 
     /// `count` operations, each a short string of text or escape sequences.
@@ -93,11 +89,7 @@ impl Generator {
                 let n = self.n(10);
                 out.push_str(&format!("\x1b[{n}{}", self.rng.pick(&["A", "B", "E", "F"])));
             }
-            15 => out.push_str(&format!(
-                "\x1b[{}{}",
-                self.n(12),
-                self.rng.pick(&["C", "D"])
-            )),
+            15 => out.push_str(&format!("\x1b[{}{}", self.n(12), self.rng.pick(&["C", "D"]))),
             16 => out.push_str(&format!("\x1b[{}J", r.pick(&[0, 2]))),
             // ED 1 from the second row: Alacritty leaves the first row (it clears rows above
             // only from the third row down); paddock clears it, as xterm does.
@@ -110,11 +102,9 @@ impl Generator {
             18 => out.push_str(&format!("\x1b[{}X", self.n(10))),
             19 => out.push_str(&format!("\x1b[{}@", self.n(5))),
             20 => out.push_str("\x1b[P"),
-            21 => out.push_str(&format!(
-                "\x1b[{}{}",
-                self.n(4),
-                self.rng.pick(&["L", "M", "S", "T"])
-            )),
+            21 => {
+                out.push_str(&format!("\x1b[{}{}", self.n(4), self.rng.pick(&["L", "M", "S", "T"])))
+            }
             22 => {
                 self.region = r.below(3) != 0;
                 if self.region {
@@ -130,23 +120,17 @@ impl Generator {
                 self.origin = !self.origin;
                 // Leaving origin mode homes the cursor in paddock (DEC STD 070, xterm), not in
                 // Alacritty; the explicit CUP makes both agree.
-                out.push_str(if self.origin {
-                    "\x1b[?6h"
-                } else {
-                    "\x1b[?6l\x1b[H"
-                });
+                out.push_str(if self.origin { "\x1b[?6h" } else { "\x1b[?6l\x1b[H" });
             }
-            29 => out.push_str(r.pick(&[
-                "\x1b7", "\x1b8", "\x1bM", "\x1bD", "\x1bE", "\x1b[s", "\x1b[u",
-            ])),
+            29 => out.push_str(
+                r.pick(&["\x1b7", "\x1b8", "\x1bM", "\x1bD", "\x1bE", "\x1b[s", "\x1b[u"]),
+            ),
             // CBT after a CUB: CBT keeps the last-column flag, and Alacritty then marks the cell
             // under the cursor, not the row end, as wrapped.
             30 => out.push_str(r.pick(&["\x1bH", "\x1b[g", "\x1b[3g", "\x1b[2I", "\x1b[3D\x1b[Z"])),
-            31 => out.push_str(&format!(
-                "{}\x1b[{}b",
-                self.rng.pick(&["x", "─", "好"]),
-                self.n(20)
-            )),
+            31 => {
+                out.push_str(&format!("{}\x1b[{}b", self.rng.pick(&["x", "─", "好"]), self.n(20)))
+            }
             32 => {
                 out.push_str(r.pick(&["\x1b[?1049h", "\x1b[?1049l"]));
             }
@@ -168,9 +152,7 @@ impl Generator {
         let attr = match r.below(12) {
             0 => "0".to_owned(),
             1 => r
-                .pick(&[
-                    "1", "2", "3", "4", "7", "8", "9", "4:3", "22", "23", "24", "27",
-                ])
+                .pick(&["1", "2", "3", "4", "7", "8", "9", "4:3", "22", "23", "24", "27"])
                 .to_string(),
             2 | 3 => format!("{}", 30 + r.below(8)),
             4 => format!("{}", 40 + r.below(8)),
@@ -212,18 +194,12 @@ fn generated_streams_match_alacritty_step_by_step() {
         if run(&ops).is_err() {
             let small = minimize(ops, |ops| run(ops).is_err());
             let report = run(&small).err().unwrap_or_default();
-            failures.push(format!(
-                "== seed {seed} ({cols}x{lines}): {:?}\n{report}",
-                small.concat()
-            ));
+            failures
+                .push(format!("== seed {seed} ({cols}x{lines}): {:?}\n{report}", small.concat()));
         }
         if failures.len() == 3 {
             break;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "seeds differ; first ones:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "seeds differ; first ones:\n{}", failures.join("\n"));
 }

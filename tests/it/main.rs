@@ -16,10 +16,7 @@ pub fn expect_file(path: &Path, actual: &str, context: &str) {
         return;
     }
     let expected = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run `cargo xtask bless` to create it)",
-            path.display()
-        )
+        panic!("{}: {e} (run `cargo xtask bless` to create it)", path.display())
     });
     if expected != actual {
         panic!(

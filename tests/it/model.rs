@@ -7,12 +7,7 @@ use paddock::term::{
 };
 
 fn term(cols: usize, lines: usize) -> Terminal {
-    Terminal::new(
-        TermSize::new(cols, lines),
-        TermConfig {
-            scrollback_lines: 100,
-        },
-    )
+    Terminal::new(TermSize::new(cols, lines), TermConfig { scrollback_lines: 100 })
 }
 
 fn run(cols: usize, lines: usize, input: &str) -> Terminal {
@@ -39,96 +34,21 @@ fn events(input: &str) -> Vec<TermEvent> {
 fn screens() {
     // (what, size, input, expected screen)
     let cases: &[(&str, (usize, usize), &str, &str)] = &[
-        (
-            "plain text and newline",
-            (10, 3),
-            "ab\r\ncd",
-            "ab\ncd\n\ncursor 1 2\n",
-        ),
-        (
-            "autowrap at the edge",
-            (4, 3),
-            "abcdef",
-            "abcd\nef\n\ncursor 1 2\n",
-        ),
-        (
-            "last column holds the cursor",
-            (4, 2),
-            "abcd",
-            "abcd\n\ncursor 0 3\n",
-        ),
-        (
-            "no autowrap overwrites the edge",
-            (4, 2),
-            "\x1b[?7labcdef",
-            "abcf\n\ncursor 0 3\n",
-        ),
-        (
-            "scrolling at the bottom",
-            (3, 2),
-            "a\r\nb\r\nc",
-            "b\nc\ncursor 1 1\n",
-        ),
-        (
-            "wide characters take two cells",
-            (6, 2),
-            "你好x",
-            "你好x\n\ncursor 0 5\n",
-        ),
-        (
-            "a wide char that does not fit wraps",
-            (5, 2),
-            "abcd你",
-            "abcd\n你\ncursor 1 2\n",
-        ),
-        (
-            "combining marks follow their base",
-            (5, 1),
-            "e\u{301}x",
-            "e\u{301}x\ncursor 0 2\n",
-        ),
-        (
-            "marks after a wide char",
-            (5, 1),
-            "你\u{301}",
-            "你\u{301}\ncursor 0 2\n",
-        ),
-        (
-            "CUP and erase to end of line",
-            (6, 2),
-            "abcdef\x1b[1;3H\x1b[K",
-            "ab\n\ncursor 0 2\n",
-        ),
-        (
-            "erase start of line",
-            (6, 1),
-            "abcdef\x1b[1;3H\x1b[1K",
-            "   def\ncursor 0 2\n",
-        ),
-        (
-            "ECH blanks without moving",
-            (6, 1),
-            "abcdef\x1b[1;2H\x1b[2X",
-            "a  def\ncursor 0 1\n",
-        ),
-        (
-            "ICH shifts right",
-            (6, 1),
-            "abcdef\x1b[1;2H\x1b[2@",
-            "a  bcd\ncursor 0 1\n",
-        ),
-        (
-            "DCH shifts left",
-            (6, 1),
-            "abcdef\x1b[1;2H\x1b[2P",
-            "adef\ncursor 0 1\n",
-        ),
-        (
-            "insert mode",
-            (6, 1),
-            "abc\x1b[1G\x1b[4hX",
-            "Xabc\ncursor 0 1\n",
-        ),
+        ("plain text and newline", (10, 3), "ab\r\ncd", "ab\ncd\n\ncursor 1 2\n"),
+        ("autowrap at the edge", (4, 3), "abcdef", "abcd\nef\n\ncursor 1 2\n"),
+        ("last column holds the cursor", (4, 2), "abcd", "abcd\n\ncursor 0 3\n"),
+        ("no autowrap overwrites the edge", (4, 2), "\x1b[?7labcdef", "abcf\n\ncursor 0 3\n"),
+        ("scrolling at the bottom", (3, 2), "a\r\nb\r\nc", "b\nc\ncursor 1 1\n"),
+        ("wide characters take two cells", (6, 2), "你好x", "你好x\n\ncursor 0 5\n"),
+        ("a wide char that does not fit wraps", (5, 2), "abcd你", "abcd\n你\ncursor 1 2\n"),
+        ("combining marks follow their base", (5, 1), "e\u{301}x", "e\u{301}x\ncursor 0 2\n"),
+        ("marks after a wide char", (5, 1), "你\u{301}", "你\u{301}\ncursor 0 2\n"),
+        ("CUP and erase to end of line", (6, 2), "abcdef\x1b[1;3H\x1b[K", "ab\n\ncursor 0 2\n"),
+        ("erase start of line", (6, 1), "abcdef\x1b[1;3H\x1b[1K", "   def\ncursor 0 2\n"),
+        ("ECH blanks without moving", (6, 1), "abcdef\x1b[1;2H\x1b[2X", "a  def\ncursor 0 1\n"),
+        ("ICH shifts right", (6, 1), "abcdef\x1b[1;2H\x1b[2@", "a  bcd\ncursor 0 1\n"),
+        ("DCH shifts left", (6, 1), "abcdef\x1b[1;2H\x1b[2P", "adef\ncursor 0 1\n"),
+        ("insert mode", (6, 1), "abc\x1b[1G\x1b[4hX", "Xabc\ncursor 0 1\n"),
         (
             "IL inside the region",
             (3, 4),
@@ -147,79 +67,24 @@ fn screens() {
             "a\r\nb\r\nc\r\nd\x1b[2;3r\x1b[3;1H\nX",
             "a\nc\nX\nd\ncursor 2 1\n",
         ),
-        (
-            "SU and SD",
-            (3, 3),
-            "a\r\nb\r\nc\x1b[S",
-            "b\nc\n\ncursor 2 1\n",
-        ),
-        (
-            "reverse index at the top",
-            (3, 3),
-            "a\r\nb\x1b[H\x1bMX",
-            "X\na\nb\ncursor 0 1\n",
-        ),
-        (
-            "tabs",
-            (20, 1),
-            "a\tb\tc",
-            "a       b       c\ncursor 0 17\n",
-        ),
-        (
-            "set and clear tab stops",
-            (20, 1),
-            "\x1b[3g\x1b[5G\x1bH\r\tx",
-            "    x\ncursor 0 5\n",
-        ),
-        (
-            "REP repeats the last char",
-            (10, 1),
-            "ab\x1b[3b",
-            "abbbb\ncursor 0 5\n",
-        ),
-        (
-            "DEC line drawing",
-            (5, 1),
-            "\x1b(0lqk\x1b(Bq",
-            "┌─┐q\ncursor 0 4\n",
-        ),
-        (
-            "shift out to G1",
-            (5, 1),
-            "\x1b)0\x0eq\x0fq",
-            "─q\ncursor 0 2\n",
-        ),
+        ("SU and SD", (3, 3), "a\r\nb\r\nc\x1b[S", "b\nc\n\ncursor 2 1\n"),
+        ("reverse index at the top", (3, 3), "a\r\nb\x1b[H\x1bMX", "X\na\nb\ncursor 0 1\n"),
+        ("tabs", (20, 1), "a\tb\tc", "a       b       c\ncursor 0 17\n"),
+        ("set and clear tab stops", (20, 1), "\x1b[3g\x1b[5G\x1bH\r\tx", "    x\ncursor 0 5\n"),
+        ("REP repeats the last char", (10, 1), "ab\x1b[3b", "abbbb\ncursor 0 5\n"),
+        ("DEC line drawing", (5, 1), "\x1b(0lqk\x1b(Bq", "┌─┐q\ncursor 0 4\n"),
+        ("shift out to G1", (5, 1), "\x1b)0\x0eq\x0fq", "─q\ncursor 0 2\n"),
         ("DECALN", (3, 2), "\x1b#8", "EEE\nEEE\ncursor 0 0\n"),
-        (
-            "save and restore cursor",
-            (6, 2),
-            "ab\x1b7\x1b[2;5Hx\x1b8y",
-            "aby\n    x\ncursor 0 3\n",
-        ),
+        ("save and restore cursor", (6, 2), "ab\x1b7\x1b[2;5Hx\x1b8y", "aby\n    x\ncursor 0 3\n"),
         (
             "origin mode addresses the region",
             (4, 4),
             "\x1b[2;3r\x1b[?6h\x1b[1;1HX",
             "\nX\n\n\ncursor 1 1\n",
         ),
-        (
-            "RIS clears everything",
-            (4, 2),
-            "abc\x1b[?1049h\x1bc",
-            "\n\ncursor 0 0\n",
-        ),
-        (
-            "invalid UTF-8 becomes U+FFFD",
-            (4, 1),
-            "a\u{0}b",
-            "ab\ncursor 0 2\n",
-        ),
-        (
-            "LNM: line feed returns the carriage",
-            (5, 2),
-            "\x1b[20hab\ncd",
-            "ab\ncd\ncursor 1 2\n",
-        ),
+        ("RIS clears everything", (4, 2), "abc\x1b[?1049h\x1bc", "\n\ncursor 0 0\n"),
+        ("invalid UTF-8 becomes U+FFFD", (4, 1), "a\u{0}b", "ab\ncursor 0 2\n"),
+        ("LNM: line feed returns the carriage", (5, 2), "\x1b[20hab\ncd", "ab\ncd\ncursor 1 2\n"),
     ];
     for (what, (cols, lines), input, expected) in cases {
         assert_eq!(screen(*cols, *lines, input), *expected, "{what}");
@@ -252,20 +117,11 @@ fn alternate_screens() {
 #[test]
 fn deliberate_differences_from_alacritty() {
     // DECSCA + DECSED: protected cells survive a selective erase.
-    assert_eq!(
-        screen(5, 1, "A\x1b[1\"qB\x1b[0\"qC\x1b[?2J"),
-        " B\ncursor 0 3\n"
-    );
-    assert_eq!(
-        screen(5, 1, "A\x1b[1\"qB\x1b[0\"qC\x1b[?2K"),
-        " B\ncursor 0 3\n"
-    );
+    assert_eq!(screen(5, 1, "A\x1b[1\"qB\x1b[0\"qC\x1b[?2J"), " B\ncursor 0 3\n");
+    assert_eq!(screen(5, 1, "A\x1b[1\"qB\x1b[0\"qC\x1b[?2K"), " B\ncursor 0 3\n");
     // SGR 21 is double underline.
     let t = run(5, 1, "\x1b[4:3;21mx");
-    assert_eq!(
-        t.style(t.rows()[0].cell(0).style()).underline,
-        UnderlineStyle::Double
-    );
+    assert_eq!(t.style(t.rows()[0].cell(0).style()).underline, UnderlineStyle::Double);
     // CUU/CUD stop at the margins when they start inside the region.
     assert_eq!(run(3, 6, "\x1b[3;4r\x1b[4;1H\x1b[9A").cursor().row, 2);
     assert_eq!(run(3, 6, "\x1b[3;4r\x1b[3;1H\x1b[9B").cursor().row, 3);
@@ -275,10 +131,7 @@ fn deliberate_differences_from_alacritty() {
     // Leaving origin mode homes the cursor.
     assert_eq!(run(5, 5, "\x1b[?6h\x1b[3;3H\x1b[?6l").cursor().row, 0);
     // ED 1 on the second row clears the first row too.
-    assert_eq!(
-        screen(3, 3, "abc\r\ndef\x1b[2;2H\x1b[1J"),
-        "\n  f\n\ncursor 1 1\n"
-    );
+    assert_eq!(screen(3, 3, "abc\r\ndef\x1b[2;2H\x1b[1J"), "\n  f\n\ncursor 1 1\n");
     // DCH never blanks cells left of the cursor.
     assert_eq!(screen(6, 1, "abcdef\x1b[1;5H\x1b[9P"), "abcd\ncursor 0 4\n");
     // At most 16 combining marks on one cell.
@@ -295,9 +148,8 @@ fn deliberate_differences_from_alacritty() {
 fn clear_screen_moves_the_screen_into_the_scrollback() {
     let t = run(3, 3, "a\r\nb\x1b[2J");
     assert_eq!(t.screen_text(), "\n\n\ncursor 1 1\n");
-    let history: Vec<char> = (0..t.scrollback_len())
-        .map(|i| t.scrollback_row(i).unwrap().cell(0).ch())
-        .collect();
+    let history: Vec<char> =
+        (0..t.scrollback_len()).map(|i| t.scrollback_row(i).unwrap().cell(0).ch()).collect();
     assert_eq!(history, ['a', 'b']);
     let mut t = t;
     t.advance(b"\x1b[3J");
@@ -306,36 +158,20 @@ fn clear_screen_moves_the_screen_into_the_scrollback() {
 
 #[test]
 fn scrollback_is_bounded() {
-    let mut t = Terminal::new(
-        TermSize::new(10, 5),
-        TermConfig {
-            scrollback_lines: 50,
-        },
-    );
+    let mut t = Terminal::new(TermSize::new(10, 5), TermConfig { scrollback_lines: 50 });
     for i in 0..1000 {
         t.advance(format!("line {i}\r\n").as_bytes());
     }
     assert_eq!(t.scrollback_len(), 50);
-    assert_eq!(
-        paddock::term::row_text(t.scrollback_row(49).unwrap()),
-        "line 995"
-    );
+    assert_eq!(paddock::term::row_text(t.scrollback_row(49).unwrap()), "line 995");
 }
 
 #[test]
 fn sgr_attributes_and_colors() {
-    let t = run(
-        10,
-        1,
-        "\x1b[1;3;4:3;7;9;38;2;1;2;3;48;5;200;58:2::9:8:7mx\x1b[0my",
-    );
+    let t = run(10, 1, "\x1b[1;3;4:3;7;9;38;2;1;2;3;48;5;200;58:2::9:8:7mx\x1b[0my");
     let style = *t.style(t.rows()[0].cell(0).style());
-    assert!(style
-        .flags
-        .contains(StyleFlags::BOLD.union(StyleFlags::ITALIC)));
-    assert!(style
-        .flags
-        .contains(StyleFlags::INVERSE.union(StyleFlags::STRIKE)));
+    assert!(style.flags.contains(StyleFlags::BOLD.union(StyleFlags::ITALIC)));
+    assert!(style.flags.contains(StyleFlags::INVERSE.union(StyleFlags::STRIKE)));
     assert_eq!(style.underline, UnderlineStyle::Curly);
     assert_eq!(style.fg, Color::Rgb(1, 2, 3));
     assert_eq!(style.bg, Color::Indexed(200));
@@ -360,25 +196,16 @@ fn replies_to_queries() {
         ("\x1b[2;4r\x1b[?6h\x1b[6n", "\x1b[1;1R"),
         ("\x1b[?2004h\x1b[?2004$p", "\x1b[?2004;1$y"),
         ("\x1b[?1049$p", "\x1b[?1049;2$y"),
-        (
-            "\x1b[?1002h\x1b[?1000$p\x1b[?1002$p",
-            "\x1b[?1000;2$y\x1b[?1002;1$y",
-        ),
+        ("\x1b[?1002h\x1b[?1000$p\x1b[?1002$p", "\x1b[?1000;2$y\x1b[?1002;1$y"),
         ("\x1b[?2026$p", "\x1b[?2026;2$y"),
         ("\x1b[?9999$p", "\x1b[?9999;0$y"),
         ("\x1b[4h\x1b[4$p", "\x1b[4;1$y"),
         ("\x1b[>q", "\x1bP>|paddock 0.1.0\x1b\\"),
         ("\x1b[18t", "\x1b[8;5;20t"),
         ("\x1b]4;1;?\x07", "\x1b]4;1;rgb:cdcd/0000/0000\x07"),
-        (
-            "\x1b]4;1;#102030\x1b\\\x1b]4;1;?\x1b\\",
-            "\x1b]4;1;rgb:1010/2020/3030\x1b\\",
-        ),
+        ("\x1b]4;1;#102030\x1b\\\x1b]4;1;?\x1b\\", "\x1b]4;1;rgb:1010/2020/3030\x1b\\"),
         ("\x1b]11;?\x07", "\x1b]11;rgb:1818/1818/1818\x07"),
-        (
-            "\x1b]10;rgb:ff/ff/ff\x07\x1b]10;?\x07",
-            "\x1b]10;rgb:ffff/ffff/ffff\x07",
-        ),
+        ("\x1b]10;rgb:ff/ff/ff\x07\x1b]10;?\x07", "\x1b]10;rgb:ffff/ffff/ffff\x07"),
         // Never answered: clipboard reads, unknown sequences, DCS strings.
         ("\x1b]52;c;?\x07", ""),
         ("\x1b[?u\x1b[>0u\x1bP$qm\x1b\\", ""),
@@ -392,34 +219,17 @@ fn replies_to_queries() {
 fn events_for_the_app_and_the_pulse() {
     let cases: Vec<(&str, Vec<TermEvent>)> = vec![
         ("\x07", vec![TermEvent::Bell]),
-        (
-            "\x1b]0;hello\x07",
-            vec![TermEvent::Title(Some("hello".into()))],
-        ),
-        (
-            "\x1b]2;a;b\x1b\\",
-            vec![TermEvent::Title(Some("a;b".into()))],
-        ),
+        ("\x1b]0;hello\x07", vec![TermEvent::Title(Some("hello".into()))]),
+        ("\x1b]2;a;b\x1b\\", vec![TermEvent::Title(Some("a;b".into()))]),
         (
             "\x1b]52;c;aGVsbG8=\x07",
-            vec![TermEvent::ClipboardStore {
-                selection: "c".into(),
-                data: b"hello".to_vec(),
-            }],
+            vec![TermEvent::ClipboardStore { selection: "c".into(), data: b"hello".to_vec() }],
         ),
-        (
-            "\x1b]52;p;?\x07",
-            vec![TermEvent::ClipboardLoadRequest {
-                selection: "p".into(),
-            }],
-        ),
+        ("\x1b]52;p;?\x07", vec![TermEvent::ClipboardLoadRequest { selection: "p".into() }]),
         ("\x1b]52;c;!!\x07", vec![]),
         (
             "\x1b]9;build done\x07",
-            vec![TermEvent::Notification {
-                title: None,
-                body: "build done".into(),
-            }],
+            vec![TermEvent::Notification { title: None, body: "build done".into() }],
         ),
         ("\x1b]9;4;1;50\x07", vec![]),
         (
@@ -429,13 +239,7 @@ fn events_for_the_app_and_the_pulse() {
                 body: "needs input".into(),
             }],
         ),
-        (
-            "\x1b]99;;hi\x07",
-            vec![TermEvent::Notification {
-                title: None,
-                body: "hi".into(),
-            }],
-        ),
+        ("\x1b]99;;hi\x07", vec![TermEvent::Notification { title: None, body: "hi".into() }]),
         (
             "\x1b]133;A\x07\x1b]133;B\x07\x1b]133;C\x07\x1b]133;D;2\x07",
             vec![
@@ -445,10 +249,7 @@ fn events_for_the_app_and_the_pulse() {
                 TermEvent::Prompt(PromptMark::CommandFinished { exit_code: Some(2) }),
             ],
         ),
-        (
-            "\x1b]7;file://host/tmp/a%20b\x07",
-            vec![TermEvent::WorkingDirectory("/tmp/a b".into())],
-        ),
+        ("\x1b]7;file://host/tmp/a%20b\x07", vec![TermEvent::WorkingDirectory("/tmp/a b".into())]),
         (
             "\x1b[22t\x1b]2;x\x07\x1b[23t",
             vec![TermEvent::Title(Some("x".into())), TermEvent::Title(None)],
@@ -459,10 +260,7 @@ fn events_for_the_app_and_the_pulse() {
     for (input, expected) in cases {
         assert_eq!(events(input), expected, "{input:?}");
     }
-    assert_eq!(
-        run(20, 5, "\x1b]7;file:///srv/x\x07").working_directory(),
-        Some("/srv/x")
-    );
+    assert_eq!(run(20, 5, "\x1b]7;file:///srv/x\x07").working_directory(), Some("/srv/x"));
 }
 
 #[test]
@@ -477,22 +275,12 @@ fn event_and_reply_queues_are_bounded() {
 
 #[test]
 fn hyperlinks_span_their_text() {
-    let t = run(
-        20,
-        1,
-        "\x1b]8;id=x;https://example.com\x1b\\link\x1b]8;;\x1b\\ no",
-    );
+    let t = run(20, 1, "\x1b]8;id=x;https://example.com\x1b\\link\x1b]8;;\x1b\\ no");
     let link_of = |col: usize| {
         let style = t.style(t.rows()[0].cell(col).style());
-        style
-            .hyperlink
-            .and_then(|id| t.hyperlink(id))
-            .map(|l| (l.uri.clone(), l.id.clone()))
+        style.hyperlink.and_then(|id| t.hyperlink(id)).map(|l| (l.uri.clone(), l.id.clone()))
     };
-    assert_eq!(
-        link_of(0),
-        Some(("https://example.com".into(), Some("x".into())))
-    );
+    assert_eq!(link_of(0), Some(("https://example.com".into(), Some("x".into()))));
     assert_eq!(link_of(3), link_of(0));
     assert_eq!(link_of(5), None);
 }
@@ -506,48 +294,26 @@ fn modes_are_tracked_as_state() {
         "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1004h\x1b[?1003h\x1b[?1006h\x1b[?25l\x1b[?2026h\x1b[5 q",
     );
     let modes = t.modes();
-    for flag in [
-        Modes::APP_CURSOR,
-        Modes::APP_KEYPAD,
-        Modes::BRACKETED_PASTE,
-        Modes::FOCUS_EVENTS,
-    ] {
+    for flag in [Modes::APP_CURSOR, Modes::APP_KEYPAD, Modes::BRACKETED_PASTE, Modes::FOCUS_EVENTS]
+    {
         assert!(modes.flags.contains(flag));
     }
     assert!(modes.flags.contains(Modes::SYNCHRONIZED_OUTPUT));
-    assert_eq!(
-        (modes.mouse, modes.mouse_encoding),
-        (MouseTracking::Motion, MouseEncoding::Sgr)
-    );
+    assert_eq!((modes.mouse, modes.mouse_encoding), (MouseTracking::Motion, MouseEncoding::Sgr));
     let cursor = t.cursor();
     assert!(!cursor.visible);
-    assert_eq!(
-        (cursor.shape, cursor.blinking),
-        (Some(paddock::term::CursorShape::Beam), true)
-    );
+    assert_eq!((cursor.shape, cursor.blinking), (Some(paddock::term::CursorShape::Beam), true));
 }
 
 #[test]
 fn damage_names_the_rows_that_changed() {
     let mut t = term(10, 5);
-    assert_eq!(
-        t.take_damage(),
-        DamagedRows::All,
-        "a new terminal draws everything"
-    );
-    assert_eq!(
-        t.take_damage(),
-        DamagedRows::Rows(vec![]),
-        "nothing changed since"
-    );
+    assert_eq!(t.take_damage(), DamagedRows::All, "a new terminal draws everything");
+    assert_eq!(t.take_damage(), DamagedRows::Rows(vec![]), "nothing changed since");
     t.advance(b"\x1b[2;1Hab\x1b[4;1Hc");
     assert_eq!(t.take_damage(), DamagedRows::Rows(vec![1, 3]));
     t.advance(b"\x1b[5;1H\n");
-    assert_eq!(
-        t.take_damage(),
-        DamagedRows::All,
-        "a scroll moves every row"
-    );
+    assert_eq!(t.take_damage(), DamagedRows::All, "a scroll moves every row");
 }
 
 #[test]
@@ -590,31 +356,17 @@ fn the_alternate_screen_is_cut_not_reflowed() {
 
 #[test]
 fn style_table_stays_bounded_under_a_truecolor_flood() {
-    let mut t = Terminal::new(
-        TermSize::new(100, 10),
-        TermConfig {
-            scrollback_lines: 100,
-        },
-    );
+    let mut t = Terminal::new(TermSize::new(100, 10), TermConfig { scrollback_lines: 100 });
     let mut chunk = String::new();
     for i in 0..200_000u32 {
-        chunk.push_str(&format!(
-            "\x1b[38;2;{};{};{}mx",
-            i & 255,
-            (i >> 8) & 255,
-            i >> 16
-        ));
+        chunk.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
         if i % 1000 == 999 {
             t.advance(chunk.as_bytes());
             chunk.clear();
         }
     }
     // The grid plus scrollback hold 11,000 cells, so at most that many styles are live.
-    assert!(
-        t.style_count() <= 2 * 11_000 + 4096,
-        "style table holds {}",
-        t.style_count()
-    );
+    assert!(t.style_count() <= 2 * 11_000 + 4096, "style table holds {}", t.style_count());
     let last = t.style(t.rows()[9].cell(99).style());
     assert_eq!(
         last.fg,
@@ -628,20 +380,12 @@ fn style_table_stays_bounded_under_a_truecolor_flood() {
 
 #[test]
 fn scrollback_costs_under_twelve_bytes_per_cell() {
-    let mut t = Terminal::new(
-        TermSize::new(80, 24),
-        TermConfig {
-            scrollback_lines: 10_000,
-        },
-    );
+    let mut t = Terminal::new(TermSize::new(80, 24), TermConfig { scrollback_lines: 10_000 });
     for i in 0..20_000 {
         t.advance(format!("\x1b[3{}mline {i} of colored output\x1b[0m\r\n", i % 8).as_bytes());
     }
     let cells = t.scrollback_len() * 80;
     let per_cell = t.scrollback_bytes() as f64 / cells as f64;
-    println!(
-        "scrollback: {} rows, {per_cell:.2} bytes per cell",
-        t.scrollback_len()
-    );
+    println!("scrollback: {} rows, {per_cell:.2} bytes per cell", t.scrollback_len());
     assert!(per_cell <= 12.0, "{per_cell:.2} bytes per cell");
 }

@@ -25,11 +25,7 @@ fn manifest() -> Vec<Entry> {
             let name = parts.next().expect("name").to_owned();
             let size = parts.next().expect("size");
             let size = paddock::replay::parse_size(size).expect("valid size");
-            Entry {
-                name,
-                cols: size.cols,
-                lines: size.lines,
-            }
+            Entry { name, cols: size.cols, lines: size.lines }
         })
         .collect()
 }
@@ -46,10 +42,5 @@ fn recordings_of_real_programs_match_alacritty() {
         let size = (entry.cols, entry.lines, 10_000);
         failures.extend(check_recording(&entry.name, &bytes, size, 64, DELIBERATE));
     }
-    assert!(
-        failures.is_empty(),
-        "{} differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }

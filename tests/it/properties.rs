@@ -86,18 +86,8 @@ fn action() -> impl Strategy<Value = Action> {
 fn check_invariants(term: &Terminal, scrollback_limit: usize) -> Result<(), TestCaseError> {
     let size = term.size();
     let cursor = term.cursor();
-    prop_assert!(
-        cursor.row < size.lines,
-        "cursor row {} of {}",
-        cursor.row,
-        size.lines
-    );
-    prop_assert!(
-        cursor.col < size.cols,
-        "cursor col {} of {}",
-        cursor.col,
-        size.cols
-    );
+    prop_assert!(cursor.row < size.lines, "cursor row {} of {}", cursor.row, size.lines);
+    prop_assert!(cursor.col < size.cols, "cursor col {} of {}", cursor.col, size.cols);
     prop_assert_eq!(term.rows().len(), size.lines);
     for row in term.rows() {
         prop_assert_eq!(row.len(), size.cols);

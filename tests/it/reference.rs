@@ -25,10 +25,7 @@ pub struct Reference {
 
 impl Reference {
     pub fn new(cols: usize, lines: usize, history: usize) -> Reference {
-        let config = Config {
-            scrolling_history: history,
-            ..Default::default()
-        };
+        let config = Config { scrolling_history: history, ..Default::default() };
         Reference {
             term: Term::new(config, &TermSize::new(cols, lines), NoEvents),
             parser: ansi::Processor::new(),
@@ -53,11 +50,7 @@ impl Reference {
             wrapped.push(row[Column(cols - 1)].flags.contains(Flags::WRAPLINE));
         }
         let point = grid.cursor.point;
-        Snapshot {
-            rows,
-            wrapped,
-            cursor: (point.line.0 as usize, point.column.0),
-        }
+        Snapshot { rows, wrapped, cursor: (point.line.0 as usize, point.column.0) }
     }
 }
 
@@ -94,11 +87,7 @@ fn cell(c: &alacritty_terminal::term::cell::Cell) -> CellSnap {
     attrs.sort_unstable();
     // Alacritty keeps a tab character in the first cell a tab crossed, so copying text keeps
     // tabs; paddock keeps a space there (the screen shows the same).
-    let mut text = if c.c == '\t' {
-        ' '.to_string()
-    } else {
-        c.c.to_string()
-    };
+    let mut text = if c.c == '\t' { ' '.to_string() } else { c.c.to_string() };
     text.extend(c.zerowidth().unwrap_or_default());
     let layout = if f.contains(Flags::WIDE_CHAR) {
         "wide"

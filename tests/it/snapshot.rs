@@ -129,20 +129,12 @@ fn layout(cell: Cell) -> &'static str {
 /// A readable account of the differences: both screens as text, then the first differing cells.
 pub fn report(ours: &Snapshot, theirs: &Snapshot) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "--- paddock\n{}--- alacritty\n{}",
-        ours.text(),
-        theirs.text()
-    );
+    let _ = writeln!(out, "--- paddock\n{}--- alacritty\n{}", ours.text(), theirs.text());
     let mut shown = 0;
     for (line, (a, b)) in ours.rows.iter().zip(&theirs.rows).enumerate() {
         for (col, (x, y)) in a.iter().zip(b).enumerate() {
             if x != y && shown < 12 {
-                let _ = writeln!(
-                    out,
-                    "[{line}][{col}] paddock {x:?}\n         alacritty {y:?}"
-                );
+                let _ = writeln!(out, "[{line}][{col}] paddock {x:?}\n         alacritty {y:?}");
                 shown += 1;
             }
         }
@@ -154,11 +146,7 @@ pub fn report(ours: &Snapshot, theirs: &Snapshot) -> String {
         }
     }
     if ours.cursor != theirs.cursor {
-        let _ = writeln!(
-            out,
-            "cursor: paddock {:?} alacritty {:?}",
-            ours.cursor, theirs.cursor
-        );
+        let _ = writeln!(out, "cursor: paddock {:?} alacritty {:?}", ours.cursor, theirs.cursor);
     }
     out
 }

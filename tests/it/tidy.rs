@@ -52,10 +52,7 @@ fn the_terminal_model_does_no_io_and_knows_no_window() {
 fn source_files_stay_under_800_lines() {
     for dir in ["src", "tests", "benches", "xtask/src"] {
         for file in rust_files(&root().join(dir)) {
-            let lines = std::fs::read_to_string(&file)
-                .expect("read")
-                .lines()
-                .count();
+            let lines = std::fs::read_to_string(&file).expect("read").lines().count();
             assert!(
                 lines <= 800,
                 "{} has {lines} lines; split it by responsibility",

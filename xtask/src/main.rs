@@ -36,17 +36,7 @@ fn main() -> Result<()> {
 fn ci() -> Result<()> {
     install_apt_packages(APT_PACKAGES)?;
     step("format", cargo(&["fmt", "--all", "--", "--check"]))?;
-    step(
-        "clippy",
-        cargo(&[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
-    )?;
+    step("clippy", cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     step("tests", cargo(&["test", "--workspace"]))?;
     cross_checks()?;
     println!("xtask ci: all checks passed");
@@ -59,13 +49,7 @@ fn bless() -> Result<()> {
     step("bless", test)
 }
 
-const STREAMS: &[&str] = &[
-    "dense_sgr",
-    "plain_text",
-    "unicode",
-    "cursor_motion",
-    "agent_tui",
-];
+const STREAMS: &[&str] = &["dense_sgr", "plain_text", "unicode", "cursor_motion", "agent_tui"];
 
 fn bench() -> Result<()> {
     let extra: Vec<String> = std::env::args().skip(2).collect();
@@ -99,12 +83,8 @@ fn throughput(root: &std::path::Path, group: &str, function: &str) -> Result<f64
             .with_context(|| format!("no {name} for {group}/{function}"))?;
         Ok(serde_json::from_str(&text)?)
     };
-    let nanos = read("estimates.json")?["mean"]["point_estimate"]
-        .as_f64()
-        .context("mean")?;
-    let bytes = read("benchmark.json")?["throughput"]["Bytes"]
-        .as_f64()
-        .context("bytes")?;
+    let nanos = read("estimates.json")?["mean"]["point_estimate"].as_f64().context("mean")?;
+    let bytes = read("benchmark.json")?["throughput"]["Bytes"].as_f64().context("bytes")?;
     Ok(bytes / (nanos / 1e9) / (1024.0 * 1024.0))
 }
 
@@ -116,9 +96,7 @@ fn cargo(args: &[&str]) -> Command {
 
 fn step(name: &str, mut command: Command) -> Result<()> {
     println!("xtask: == {name}: {command:?}");
-    let status = command
-        .status()
-        .with_context(|| format!("cannot start {name}"))?;
+    let status = command.status().with_context(|| format!("cannot start {name}"))?;
     if !status.success() {
         bail!("{name} failed ({status})");
     }
@@ -130,18 +108,13 @@ fn step(name: &str, mut command: Command) -> Result<()> {
 fn cross_checks() -> Result<()> {
     for target in CROSS_TARGETS {
         if !target_installed(target) {
-            let added = Command::new("rustup")
-                .args(["target", "add", target])
-                .status();
+            let added = Command::new("rustup").args(["target", "add", target]).status();
             if !matches!(added, Ok(s) if s.success()) {
                 println!("xtask: !! WARNING: rustup could not add {target}; SKIPPING its check");
                 continue;
             }
         }
-        step(
-            &format!("check {target}"),
-            cargo(&["check", "--workspace", "--target", target]),
-        )?;
+        step(&format!("check {target}"), cargo(&["check", "--workspace", "--target", target]))?;
     }
     Ok(())
 }
@@ -150,11 +123,7 @@ fn target_installed(target: &str) -> bool {
     Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
-        .map(|out| {
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .any(|l| l.trim() == target)
-        })
+        .map(|out| String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == target))
         .unwrap_or(false)
 }
 
@@ -164,10 +133,7 @@ fn install_apt_packages(packages: &[&str]) -> Result<()> {
         .iter()
         .copied()
         .filter(|p| {
-            !Command::new("dpkg")
-                .args(["-s", p])
-                .output()
-                .is_ok_and(|o| o.status.success())
+            !Command::new("dpkg").args(["-s", p]).output().is_ok_and(|o| o.status.success())
         })
         .collect();
     if missing.is_empty() {
@@ -180,8 +146,7 @@ fn install_apt_packages(packages: &[&str]) -> Result<()> {
     })?;
     step("apt-get install", {
         let mut c = Command::new("apt-get");
-        c.args(["install", "-y", "--no-install-recommends"])
-            .args(&missing);
+        c.args(["install", "-y", "--no-install-recommends"]).args(&missing);
         c.env("DEBIAN_FRONTEND", "noninteractive");
         c
     })
