@@ -12,7 +12,8 @@ use super::state::State;
 use super::{csi, osc};
 
 impl Perform for State {
-    #[inline]
+    // Inlined into vte's ground-state loop: this runs once per printed character.
+    #[inline(always)]
     fn print(&mut self, c: char) {
         State::print(self, c);
     }

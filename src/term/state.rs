@@ -136,7 +136,7 @@ impl State {
 
     // ---- printing -------------------------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     pub fn print(&mut self, c: char) {
         self.last_printed = Some(c);
         let Screen { grid, cursor, .. } = &mut self.active;
