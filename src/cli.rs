@@ -26,7 +26,7 @@ pub struct ReplayArgs {
     /// The recorded bytes (for example from `script -q -O FILE` or a PTY capture).
     pub file: PathBuf,
     /// Screen size as COLSxROWS.
-    #[arg(long, default_value = "80x24", value_parser = parse_size)]
+    #[arg(long, default_value = "80x24", value_parser = paddock::replay::parse_size)]
     pub size: paddock::term::TermSize,
     /// Scrollback lines kept above the screen.
     #[arg(long, default_value_t = 10_000)]
@@ -42,8 +42,4 @@ pub enum Format {
     Text,
     /// The rows with attribute runs, as JSON.
     Json,
-}
-
-fn parse_size(text: &str) -> Result<paddock::term::TermSize, String> {
-    paddock::replay::parse_size(text).map_err(|e| e.to_string())
 }

@@ -90,7 +90,7 @@ pub struct Style {
 }
 
 impl Color {
-    /// An injective 32-bit packing, for hashing.
+    /// An injective packing into 26 bits, for hashing.
     #[inline]
     fn packed(self) -> u64 {
         match self {

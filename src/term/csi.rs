@@ -39,12 +39,7 @@ pub fn dispatch(state: &mut State, params: &Params, intermediates: &[u8], action
             let col = n(&mut args) - 1;
             state.goto(row, col);
         }
-        ('I', []) => {
-            let count = n(&mut args);
-            for _ in 0..count.min(state.cols()) {
-                state.active.cursor.col = state.tabs.next(state.active.cursor.col);
-            }
-        }
+        ('I', []) => state.forward_tabs(n(&mut args)),
         ('J', []) => state.erase_in_display(next_or(&mut args, 0), Erase::All),
         ('J', [b'?']) => state.erase_in_display(next_or(&mut args, 0), Erase::Unprotected),
         ('K', []) => state.erase_in_line(next_or(&mut args, 0), Erase::All),

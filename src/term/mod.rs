@@ -15,6 +15,7 @@ mod events;
 mod grid;
 mod modes;
 mod osc;
+mod osc_guard;
 mod perform;
 mod resize;
 mod row;
@@ -69,6 +70,7 @@ impl Default for TermConfig {
 pub struct Terminal {
     parser: vte::Parser,
     carry: utf8_carry::Utf8Carry,
+    guard: osc_guard::OscGuard,
     state: State,
 }
 
@@ -78,14 +80,20 @@ impl Terminal {
         Terminal {
             parser: vte::Parser::new(),
             carry: Default::default(),
+            guard: Default::default(),
             state: State::new(size.cols, size.lines, config.scrollback_lines),
         }
     }
 
     /// Feed bytes the program wrote. Sequences may be split across calls at any byte.
     pub fn advance(&mut self, bytes: &[u8]) {
-        let Terminal { parser, carry, state } = self;
-        carry.feed(bytes, |whole| parser.advance(state, whole));
+        let Terminal { parser, carry, guard, state } = self;
+        carry.feed(bytes, |whole| {
+            guard.feed(whole, |piece| match piece {
+                osc_guard::Piece::Bytes(bytes) => parser.advance(state, bytes),
+                osc_guard::Piece::AbortOsc => state.discard_next_osc = true,
+            })
+        });
         self.state.compact_styles_if_needed();
     }
 

@@ -59,10 +59,6 @@ impl Modes {
     /// ?1042: ring the urgency hint on bell.
     pub const URGENCY_HINTS: Modes = Modes(1 << 14);
 
-    pub const fn empty() -> Modes {
-        Modes(0)
-    }
-
     #[inline]
     pub const fn contains(self, other: Modes) -> bool {
         self.0 & other.0 == other.0

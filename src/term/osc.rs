@@ -13,6 +13,9 @@ use super::styles::Hyperlink;
 const MAX_TEXT: usize = 4096;
 
 pub fn dispatch(state: &mut State, params: &[&[u8]], bell_terminated: bool) {
+    if std::mem::take(&mut state.discard_next_osc) {
+        return;
+    }
     let Some((&command, args)) = params.split_first() else {
         return;
     };

@@ -22,7 +22,7 @@ impl Perform for State {
         match byte {
             0x07 => self.outbox.event(TermEvent::Bell),
             0x08 => self.backspace(),
-            0x09 => self.tab(1),
+            0x09 => self.tab(),
             0x0a..=0x0c => {
                 self.linefeed();
                 if self.mode(Modes::LINEFEED_NEWLINE) {

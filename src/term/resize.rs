@@ -52,8 +52,9 @@ fn resize_plain(screen: &mut Screen, cols: usize, lines: usize) {
         rows.push(Row::new(cols, Cell::default()));
     }
     cursor.row = cursor.row.min(lines - 1);
+    // The last-column flag survives a change of height, not of width.
+    cursor.pending_wrap &= cursor.col + 1 == cols;
     cursor.col = cursor.col.min(cols - 1);
-    cursor.pending_wrap = false;
     screen.grid.replace(rows, cols);
 }
 
@@ -74,13 +75,20 @@ fn reflow_primary(
     let mut all = history.drain_all();
     let history_len = all.len();
     all.extend(screen.grid.take_rows());
-    let cursor = screen.cursor;
-    let mut cursor_spot =
-        Spot { row: history_len + cursor.row, col: cursor.col + usize::from(cursor.pending_wrap) };
+    let (cursor, saved) = (screen.cursor, screen.saved);
+    let spot_of = |c: super::cursor::Cursor| Spot {
+        row: history_len + c.row,
+        col: c.col + usize::from(c.pending_wrap),
+    };
+    let (mut cursor_spot, mut saved_spot) = (spot_of(cursor), spot_of(saved));
     let mut top_spot = Spot { row: history_len, col: 0 };
     if cols != old_cols {
-        all = rewrap(all, cols, &mut [&mut cursor_spot, &mut top_spot]);
+        let keep = history.limit() + lines;
+        let spots = &mut [&mut cursor_spot, &mut top_spot, &mut saved_spot];
+        all = rewrap(all, cols, keep, spots);
     }
+    // A cursor that ends up just past a full row keeps the last-column flag there.
+    let pending_wrap = cursor_spot.col >= cols;
     cursor_spot.col = cursor_spot.col.min(cols - 1);
 
     // Fit the old screen's rows to the new height, keeping the cursor visible: drop rows below
@@ -107,13 +115,19 @@ fn reflow_primary(
     screen.grid.replace(screen_rows, cols);
     screen.cursor.row = cursor_spot.row - screen_start;
     screen.cursor.col = cursor_spot.col;
-    screen.cursor.pending_wrap = false;
+    screen.cursor.pending_wrap = pending_wrap;
+    screen.saved.row = saved_spot.row.saturating_sub(screen_start).min(lines - 1);
+    screen.saved.col = saved_spot.col.min(cols - 1);
+    screen.saved.pending_wrap = false;
 }
 
 /// Re-join wrapped rows into logical lines and wrap them again at `cols`, moving each spot
-/// with the cell it was on.
-fn rewrap(rows: Vec<Row>, cols: usize, spots: &mut [&mut Spot]) -> Vec<Row> {
+/// with the cell it was on. Only about the newest `keep` rows are kept: narrowing a long
+/// scrollback a lot would otherwise build millions of rows only to drop them.
+fn rewrap(rows: Vec<Row>, cols: usize, keep: usize, spots: &mut [&mut Spot]) -> Vec<Row> {
     let mut out = Vec::with_capacity(rows.len());
+    // Rows dropped from the front of `out` so far; spots count them (absolute row numbers).
+    let mut dropped = 0;
     let mut line = LogicalLine::default();
     // For each spot: its offset in the logical line being collected, once found.
     let mut pending: Vec<Option<usize>> = vec![None; spots.len()];
@@ -128,11 +142,19 @@ fn rewrap(rows: Vec<Row>, cols: usize, spots: &mut [&mut Spot]) -> Vec<Row> {
         }
         line.push_row(row);
         if !wrapped {
-            line.flush(cols, &mut out, spots, &mut pending);
+            line.flush(cols, &mut out, dropped, spots, &mut pending);
+            if out.len() > 2 * keep.max(1) {
+                let excess = out.len() - keep;
+                out.drain(..excess);
+                dropped += excess;
+            }
         }
     }
     if !line.cells.is_empty() || pending.iter().any(Option::is_some) {
-        line.flush(cols, &mut out, spots, &mut pending);
+        line.flush(cols, &mut out, dropped, spots, &mut pending);
+    }
+    for spot in spots.iter_mut() {
+        spot.row = spot.row.saturating_sub(dropped);
     }
     out
 }
@@ -166,11 +188,11 @@ impl LogicalLine {
         &mut self,
         cols: usize,
         out: &mut Vec<Row>,
+        dropped: usize,
         spots: &mut [&mut Spot],
         pending: &mut [Option<usize>],
     ) {
         let content = self.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1);
-        let first_row = out.len();
         let mut row: Vec<Cell> = Vec::with_capacity(cols);
         let mut marks: Vec<(usize, char)> = Vec::new();
         // Where each source offset landed, for the spots.
@@ -180,21 +202,21 @@ impl LogicalLine {
         let mut mark_iter = std::mem::take(&mut self.marks).into_iter().peekable();
         let mut i = 0;
         while i < content {
-            let cell = self.cells[i];
-            let wide = cell.has(Cell::WIDE);
-            if wide && cols < 2 {
-                landed.push((out.len(), row.len()));
-                row.push(Cell::blank(cell.style()));
-                i += 1;
-                continue;
+            let mut cell = self.cells[i];
+            // A one-column grid cannot hold a wide character: it becomes a blank.
+            let squeezed = cols < 2 && cell.has(Cell::WIDE);
+            if squeezed {
+                cell = Cell::blank(cell.style());
             }
+            let wide = cell.has(Cell::WIDE);
             if row.len() == cols || (wide && row.len() + 1 == cols) {
                 if row.len() + 1 == cols {
                     row.push(Cell::new(' ', Cell::LEADING_SPACER, cell.style()));
                 }
                 push_row(out, std::mem::take(&mut row), &mut marks, true, cols);
             }
-            landed.push((out.len(), row.len()));
+            let at = (out.len(), row.len());
+            landed.push(at);
             while mark_iter.peek().is_some_and(|(offset, _)| *offset < i) {
                 mark_iter.next();
             }
@@ -202,12 +224,15 @@ impl LogicalLine {
                 marks.push((row.len(), m));
             }
             row.push(cell);
-            if wide {
-                if let Some(&spacer) = self.cells.get(i + 1) {
+            let follows = self.cells.get(i + 1).filter(|c| c.has(Cell::WIDE_SPACER));
+            if let (true, Some(&spacer)) = (wide || squeezed, follows) {
+                if wide {
                     landed.push((out.len(), row.len()));
                     row.push(spacer);
-                    i += 1;
+                } else {
+                    landed.push(at);
                 }
+                i += 1;
             }
             i += 1;
         }
@@ -222,7 +247,7 @@ impl LogicalLine {
                 // Past the content: keep the distance from its end, on its last row.
                 None => (end.0, end.1 + (offset - content)),
             };
-            spot.row = row.max(first_row);
+            spot.row = dropped + row;
             spot.col = col;
         }
         self.cells.clear();

@@ -85,10 +85,10 @@ impl Row {
         if cols < self.cells.len() {
             self.remove_marks(cols..self.cells.len());
             self.cells.truncate(cols);
-            if let Some(last) = self.cells.last_mut() {
-                if last.has(Cell::WIDE) {
-                    *last = blank;
-                }
+            // A wide character cut in half by the new edge goes, with its marks.
+            if self.cells.last().is_some_and(|c| c.has(Cell::WIDE)) {
+                self.remove_marks(cols - 1..cols);
+                self.cells[cols - 1] = blank;
             }
         } else {
             self.cells.resize(cols, blank);
@@ -114,6 +114,11 @@ impl Row {
         self.cells[col..].rotate_right(count);
         self.shift_marks(col, count as isize);
         self.cells[col..col + count].fill(blank);
+        // A wide character pushed into the last column lost its right half over the edge.
+        if self.cells[len - 1].has(Cell::WIDE) {
+            self.remove_marks(len - 1..len);
+            self.cells[len - 1] = blank;
+        }
     }
 
     /// Remove `count` cells at `col`, shifting the rest left and blanking the right end.
@@ -138,16 +143,21 @@ impl Row {
 
     /// Attach a combining mark to the character at `col`.
     pub fn push_mark(&mut self, col: usize, mark: char) {
-        // Bound the marks on one cell: a stream of combining characters must not grow a row
-        // without limit (Zalgo text is still readable with 16).
+        // Bound the marks: a stream of combining characters must grow neither a cell (Zalgo
+        // text is still readable with 16) nor a row (two per cell on average is more than any
+        // script needs), and the scan below stays short.
         const MAX_MARKS_PER_CELL: usize = 16;
+        let max_per_row = 2 * self.cells.len() + MAX_MARKS_PER_CELL;
         let Some(cell) = self.cells.get_mut(col) else {
             return;
         };
-        cell.set_flag(Cell::MARKS, true);
-        if self.marks.iter().filter(|(c, _)| *c as usize == col).count() < MAX_MARKS_PER_CELL {
-            self.marks.push((col as u16, mark));
+        if self.marks.len() >= max_per_row
+            || self.marks.iter().filter(|(c, _)| *c as usize == col).count() >= MAX_MARKS_PER_CELL
+        {
+            return;
         }
+        cell.set_flag(Cell::MARKS, true);
+        self.marks.push((col as u16, mark));
     }
 
     fn remove_marks(&mut self, range: Range<usize>) {
@@ -174,11 +184,6 @@ impl Row {
         std::mem::size_of::<Row>()
             + self.cells.capacity() * std::mem::size_of::<Cell>()
             + self.marks.capacity() * std::mem::size_of::<(u16, char)>()
-    }
-
-    /// Number of cells up to and including the last one that is not a default blank.
-    pub fn content_len(&self) -> usize {
-        self.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1)
     }
 
     /// Move this row's cells and marks out; used by reflow.

@@ -49,7 +49,7 @@ pub struct WindowState {
     pub cursor_shape: Option<(CursorShape, bool)>,
 }
 
-/// Which alternate-screen mode entered the alternate screen, for the matching exit.
+/// The three alternate-screen modes, which differ in clearing and cursor saving.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AltScreenMode {
     /// ?47: switch only.
@@ -84,8 +84,10 @@ pub struct State {
     pub outbox: Outbox,
     pub window: WindowState,
     pub colors: ColorOverrides,
-    /// The last printed character, for REP (and the mode that entered the alternate screen).
+    /// The last printed character, for REP.
     pub last_printed: Option<char>,
+    /// The OSC string being parsed was cut for length: its dispatch is to be ignored.
+    pub discard_next_osc: bool,
 }
 
 /// Sizes are clamped to this range so that no input can make the grid empty or absurdly large.
@@ -108,6 +110,7 @@ impl State {
             window: WindowState::default(),
             colors: ColorOverrides::default(),
             last_printed: None,
+            discard_next_osc: false,
         }
     }
 
@@ -246,6 +249,7 @@ impl State {
             }
             if col <= 1 && line > 0 {
                 grid.row_mut(line - 1).cells_mut()[last_col].set_flag(Cell::LEADING_SPACER, false);
+                self.damage.row(line - 1);
             }
         }
         grid.row_mut(line).set(col, Cell::new(c, flags, cursor.pen.id));
@@ -287,8 +291,10 @@ impl State {
     }
 
     /// REP: print the last printed character again.
+    /// A combining mark is not repeated: it is not a graphic character of its own, and
+    /// repeating one would only pile marks onto a cell.
     pub fn repeat_last(&mut self, count: usize) {
-        if let Some(c) = self.last_printed {
+        if let Some(c) = self.last_printed.filter(|c| c.width() != Some(0)) {
             for _ in 0..count {
                 self.print(c);
             }
@@ -386,12 +392,17 @@ impl State {
     }
 
     /// HT: to the next tab stop. A tab after the last column acts as a line wrap (Alacritty).
-    pub fn tab(&mut self, count: usize) {
+    pub fn tab(&mut self) {
         if self.active.cursor.pending_wrap {
             self.wrap_line();
             return;
         }
-        for _ in 0..count {
+        self.forward_tabs(1);
+    }
+
+    /// CHT: forward `count` tab stops (or to the last column), keeping the last-column flag.
+    pub fn forward_tabs(&mut self, count: usize) {
+        for _ in 0..count.min(self.cols()) {
             self.active.cursor.col = self.tabs.next(self.active.cursor.col);
         }
     }

@@ -2,7 +2,8 @@
 //!
 //! vte joins a character split across `advance` calls itself, but when the bytes after the cut
 //! also hold an invalid byte it swallows the next valid character with the completed one
-//! (vte 0.15, `advance_partial_utf8`). Handing vte only whole characters avoids that path. Only
+//! (vte 0.15, `advance_partial_utf8`). Handing vte whole characters (or a lone byte that can
+//! never complete one, which vte handles correctly) avoids that path. Only
 //! the order of bytes matters to the parser, so holding up to three bytes back changes nothing
 //! else, inside or outside escape sequences.
 

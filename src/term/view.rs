@@ -88,7 +88,7 @@ impl Terminal {
         self.state.colors.dynamic(which)
     }
 
-    /// Distinct styles the style table holds (bounded by compaction).
+    /// Styles the style table holds (bounded by the live cells through compaction).
     pub fn style_count(&self) -> usize {
         self.state.styles.len()
     }

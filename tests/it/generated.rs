@@ -6,7 +6,8 @@
 //! CUP after leaving origin mode, ED 1 never from the second row, REP only after a base
 //! character (paddock keeps at most 16 combining marks per cell) and no insert mode (Alacritty
 //! rotates the cell pushed off the edge back in at the cursor, and when that is the right half
-//! of a wide character it blanks the cell left of the cursor; IRM is covered by vttest_insert).
+//! of a wide character it blanks the cell left of the cursor; IRM is covered by vttest_insert),
+//! and ICH only on a line of ASCII (see `wide_characters_survive_edits_at_the_edge`).
 
 use crate::alacritty_corpus::compare_chunks;
 
@@ -100,7 +101,9 @@ impl Generator {
             }
             17 => out.push_str(&format!("\x1b[{}K", r.below(3))),
             18 => out.push_str(&format!("\x1b[{}X", self.n(10))),
-            19 => out.push_str(&format!("\x1b[{}@", self.n(5))),
+            // ICH on a fresh line: a wide character pushed into the last column is blanked in
+            // paddock, left as an orphan left half in Alacritty.
+            19 => out.push_str(&format!("\r\x1b[Kagent> \x1b[5D\x1b[{}@", self.n(5))),
             20 => out.push_str("\x1b[P"),
             21 => {
                 out.push_str(&format!("\x1b[{}{}", self.n(4), self.rng.pick(&["L", "M", "S", "T"])))

@@ -389,3 +389,62 @@ fn scrollback_costs_under_twelve_bytes_per_cell() {
     println!("scrollback: {} rows, {per_cell:.2} bytes per cell", t.scrollback_len());
     assert!(per_cell <= 12.0, "{per_cell:.2} bytes per cell");
 }
+
+#[test]
+fn wide_characters_survive_edits_at_the_edge() {
+    // ICH pushing a wide character into the last column blanks it (its right half fell off),
+    // so a later write there does not disturb its neighbour.
+    assert_eq!(screen(4, 1, "xy中\r\x1b[@\x1b[1;4Hz"), " xyz\ncursor 0 3\n");
+    // Cutting the alternate screen through a wide character drops its marks with it.
+    let mut t = term(10, 3);
+    t.advance("\x1b[?1049h\x1b[1;9H中\u{301}".as_bytes());
+    t.resize(TermSize::new(9, 3));
+    t.advance("\x1b[1;9Hx\u{300}".as_bytes());
+    assert_eq!(t.rows()[0].marks(8).collect::<String>(), "\u{300}");
+}
+
+#[test]
+fn resize_edge_cases() {
+    // A height-only resize keeps the last-column flag: the next character wraps.
+    let mut t = term(10, 5);
+    t.advance(b"0123456789");
+    t.resize(TermSize::new(10, 6));
+    t.advance(b"X");
+    assert_eq!(t.screen_text(), "0123456789\nX\n\n\n\n\ncursor 1 1\n");
+    // One column cannot hold a wide character: it becomes a blank, and nothing else is lost.
+    let mut t = term(6, 4);
+    t.advance("中文ab".as_bytes());
+    t.resize(TermSize::new(1, 4));
+    assert_eq!(t.screen_text(), "\n\na\nb\ncursor 3 0\n");
+    // The saved cursor moves with its text.
+    let mut t = term(10, 4);
+    t.advance(b"0123456789abcdef\x1b7\r\n");
+    t.resize(TermSize::new(20, 4));
+    t.advance(b"\x1b8X");
+    assert_eq!(paddock::term::row_text(&t.rows()[0]), "0123456789abcdefX");
+    // Narrowing a long scrollback a lot keeps only what the scrollback can hold.
+    let mut t = Terminal::new(TermSize::new(200, 10), TermConfig { scrollback_lines: 100 });
+    for _ in 0..100 {
+        t.advance(&[b'x'; 200]);
+        t.advance(b"\r\n");
+    }
+    t.resize(TermSize::new(1, 10));
+    assert_eq!(t.scrollback_len(), 100);
+    assert_eq!(t.screen_text().lines().count(), 11);
+}
+
+#[test]
+fn hostile_streams_stay_bounded() {
+    // REP of a combining mark piles nothing onto the cell.
+    let t = run(5, 1, "e\u{301}\x1b[65535b");
+    assert_eq!(t.rows()[0].marks(0).count(), 1);
+    // An OSC string longer than 1 MiB is cut: no event, and the text after it prints.
+    let mut t = term(10, 2);
+    t.advance(b"\x1b]52;c;");
+    for _ in 0..20 {
+        t.advance(&[b'A'; 64 * 1024]);
+    }
+    t.advance(b"\x07ok");
+    assert!(t.take_events().is_empty());
+    assert_eq!(t.screen_text(), "ok\n\ncursor 0 2\n");
+}
