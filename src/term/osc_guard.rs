@@ -47,18 +47,35 @@ impl OscGuard {
         while i < input.len() {
             let byte = input[i];
             match self.track {
-                Track::Outside => match memchr::memchr(ESC, &input[i..]) {
-                    Some(at) => {
-                        i += at + 1;
-                        self.track = Track::AfterEsc;
+                Track::Outside => {
+                    // `ESC ]` opens an OSC string, with any C0 controls vte executes in between.
+                    // Look for the rare `]` and check behind it, rather than stopping at every
+                    // ESC of a TUI's output.
+                    let rest = &input[i..];
+                    let opens = memchr::memchr_iter(b']', rest).find(|&at| {
+                        let before = rest[..at].iter().rposition(|&b| !executed_in_escape(b));
+                        before.is_some_and(|k| rest[k] == ESC)
+                    });
+                    match opens {
+                        Some(at) => {
+                            i += at + 1;
+                            self.track = Track::InOsc(0);
+                        }
+                        None => {
+                            // An ESC at the very end (C0s aside) may open one in the next chunk.
+                            let last = rest.iter().rposition(|&b| !executed_in_escape(b));
+                            if last.is_some_and(|k| rest[k] == ESC) {
+                                self.track = Track::AfterEsc;
+                            }
+                            i = input.len();
+                        }
                     }
-                    None => i = input.len(),
-                },
+                }
                 Track::AfterEsc => {
                     self.track = match byte {
                         b']' => Track::InOsc(0),
-                        0x18 | 0x1a => Track::Outside,
-                        0x00..=0x1f | 0x7f => Track::AfterEsc,
+                        ESC => Track::AfterEsc,
+                        b if executed_in_escape(b) => Track::AfterEsc,
                         _ => Track::Outside,
                     };
                     i += 1;
@@ -105,6 +122,11 @@ impl OscGuard {
     }
 }
 
+/// Bytes vte executes (or ignores) in its escape state without leaving it.
+fn executed_in_escape(byte: u8) -> bool {
+    matches!(byte, 0x00..=0x17 | 0x19 | 0x1c..=0x1f | 0x7f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +148,18 @@ mod tests {
         let input: &[u8] = b"text\x1b[1mbold\x1b]0;title\x07\x1b]8;;u\x1b\\x\x1b\x00]2;t\x07";
         assert_eq!(run(&[input]), (input.to_vec(), 0));
         assert_eq!(run(&[&input[..7], &input[7..20], &input[20..]]), (input.to_vec(), 0));
+    }
+
+    #[test]
+    fn c0_controls_between_esc_and_bracket_do_not_hide_an_osc() {
+        let mut input = b"a\x1b".to_vec();
+        let mut tail = b"\x00]0;".to_vec();
+        tail.extend(std::iter::repeat_n(b'x', MAX_OSC_BYTES + 1));
+        let (_, aborts) = run(&[&input, &tail]);
+        assert_eq!(aborts, 1);
+        input.extend_from_slice(&tail);
+        let (_, aborts) = run(&[&input]);
+        assert_eq!(aborts, 1);
     }
 
     #[test]
