@@ -4,9 +4,10 @@ use vte::Params;
 
 use super::cell::StyleFlags;
 use super::cursor::CursorShape;
+use super::erase::Erase;
 use super::modes::{Modes, MouseEncoding, MouseTracking};
 use super::sgr;
-use super::state::{AltScreenMode, Erase, State};
+use super::state::{AltScreenMode, State};
 
 /// The next parameter, with `default` standing in for a missing or zero value.
 fn next_or(params: &mut vte::ParamsIter<'_>, default: u16) -> u16 {

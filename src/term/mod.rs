@@ -11,6 +11,7 @@ mod colors;
 mod csi;
 mod cursor;
 mod damage;
+mod erase;
 mod events;
 mod grid;
 mod modes;
