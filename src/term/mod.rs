@@ -67,6 +67,9 @@ impl Default for TermConfig {
     }
 }
 
+/// Most bytes parsed between two checks of the style table.
+const SLICE: usize = 64 * 1024;
+
 /// One terminal: a parser and the screen state it drives.
 pub struct Terminal {
     parser: vte::Parser,
@@ -88,14 +91,18 @@ impl Terminal {
 
     /// Feed bytes the program wrote. Sequences may be split across calls at any byte.
     pub fn advance(&mut self, bytes: &[u8]) {
-        let Terminal { parser, carry, guard, state } = self;
-        carry.feed(bytes, |whole| {
-            guard.feed(whole, |piece| match piece {
-                osc_guard::Piece::Bytes(bytes) => parser.advance(state, bytes),
-                osc_guard::Piece::AbortOsc => state.discard_next_osc = true,
-            })
-        });
-        self.state.compact_styles_if_needed();
+        // In slices, so that the style table is compacted often enough however much arrives
+        // at once (a replayed file can be gigabytes).
+        for slice in bytes.chunks(SLICE) {
+            let Terminal { parser, carry, guard, state } = self;
+            carry.feed(slice, |whole| {
+                guard.feed(whole, |piece| match piece {
+                    osc_guard::Piece::Bytes(bytes) => parser.advance(state, bytes),
+                    osc_guard::Piece::AbortOsc => state.discard_next_osc = true,
+                })
+            });
+            self.state.compact_styles_if_needed();
+        }
     }
 
     /// Resize the grid (clamped to `1..=MAX_DIMENSION`); the primary screen reflows.
