@@ -357,14 +357,12 @@ fn the_alternate_screen_is_cut_not_reflowed() {
 #[test]
 fn style_table_stays_bounded_under_a_truecolor_flood() {
     let mut t = Terminal::new(TermSize::new(100, 10), TermConfig { scrollback_lines: 100 });
-    let mut chunk = String::new();
+    // All in one call, as `paddock replay` does with a whole file.
+    let mut flood = String::new();
     for i in 0..200_000u32 {
-        chunk.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
-        if i % 1000 == 999 {
-            t.advance(chunk.as_bytes());
-            chunk.clear();
-        }
+        flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
     }
+    t.advance(flood.as_bytes());
     // The grid plus scrollback hold 11,000 cells, so at most that many styles are live.
     assert!(t.style_count() <= 2 * 11_000 + 4096, "style table holds {}", t.style_count());
     let last = t.style(t.rows()[9].cell(99).style());
