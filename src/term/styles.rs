@@ -76,6 +76,8 @@ pub struct StyleTable {
     link_index: FxMap<Hyperlink, HyperlinkId>,
     /// Size at which the next compaction is due.
     compact_at: usize,
+    /// The most styles held at once (measured when compacting), for memory reports.
+    peak: usize,
 }
 
 impl Default for StyleTable {
@@ -86,6 +88,7 @@ impl Default for StyleTable {
             links: Vec::new(),
             link_index: FxMap::default(),
             compact_at: COMPACT_FLOOR,
+            peak: 0,
         };
         table.intern(Style::default());
         table
@@ -140,6 +143,11 @@ impl StyleTable {
         self.styles.len()
     }
 
+    /// The most styles the table has held at once.
+    pub fn peak(&self) -> usize {
+        self.peak.max(self.styles.len())
+    }
+
     /// Whether the table has grown enough since the last compaction to be worth one.
     pub fn wants_compaction(&self) -> bool {
         self.styles.len() >= self.compact_at || self.links.len() >= self.compact_at
@@ -150,6 +158,7 @@ impl StyleTable {
     /// again after it left the recent cache) are kept: merging them would cost a hash table
     /// probe per live style, and the table is bounded by the live cells either way.
     pub fn compact(&mut self, live: &[bool]) -> Vec<StyleId> {
+        self.peak = self.peak.max(self.styles.len());
         let old_styles = std::mem::take(&mut self.styles);
         let old_links = std::mem::take(&mut self.links);
         self.link_index.clear();

@@ -93,6 +93,11 @@ impl Terminal {
         self.state.styles.len()
     }
 
+    /// The most styles the table has held at once: what a flood of new styles cost at worst.
+    pub fn peak_style_count(&self) -> usize {
+        self.state.styles.peak()
+    }
+
     /// Replies and events dropped because a queue was full.
     pub fn dropped_outputs(&self) -> u64 {
         self.state.outbox.dropped()

@@ -363,8 +363,11 @@ fn style_table_stays_bounded_under_a_truecolor_flood() {
         flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
     }
     t.advance(flood.as_bytes());
-    // The grid plus scrollback hold 11,000 cells, so at most that many styles are live.
+    // The grid plus scrollback hold 11,000 cells, so at most that many styles are live; the
+    // table is compacted at twice that, checked every 64 KiB (about 2,700 new styles here).
     assert!(t.style_count() <= 2 * 11_000 + 4096, "style table holds {}", t.style_count());
+    let peak = t.peak_style_count();
+    assert!(peak <= 2 * 11_000 + 4096 + 3_000, "style table peaked at {peak}");
     let last = t.style(t.rows()[9].cell(99).style());
     assert_eq!(
         last.fg,
