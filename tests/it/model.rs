@@ -387,8 +387,14 @@ fn scrollback_costs_under_twelve_bytes_per_cell() {
     }
     let cells = t.scrollback_len() * 80;
     let per_cell = t.scrollback_bytes() as f64 / cells as f64;
-    println!("scrollback: {} rows, {per_cell:.2} bytes per cell", t.scrollback_len());
+    // The peer's cell alone, before its row headers and per-cell extras.
+    let alacritty_cell = std::mem::size_of::<alacritty_terminal::term::cell::Cell>();
+    println!(
+        "scrollback: {} rows, {per_cell:.2} bytes per cell (alacritty_terminal: {alacritty_cell})",
+        t.scrollback_len()
+    );
     assert!(per_cell <= 12.0, "{per_cell:.2} bytes per cell");
+    assert!(per_cell < alacritty_cell as f64 / 2.0);
 }
 
 #[test]
