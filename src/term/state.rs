@@ -505,6 +505,11 @@ impl State {
         if pen.style == style {
             return;
         }
+        if style == Style::default() {
+            // SGR 0 ends most colored spans: the default style needs no lookup.
+            *pen = Pen::default();
+            return;
+        }
         let id = self.styles.intern(style);
         *pen = Pen { style, id, blank: None };
     }
