@@ -21,7 +21,7 @@ fn root() -> &'static Path {
 }
 
 #[test]
-fn the_terminal_model_does_no_io_and_knows_no_window() {
+fn the_terminal_and_layout_models_do_no_io_and_know_no_window() {
     let forbidden = [
         "winit",
         "wgpu",
@@ -36,14 +36,16 @@ fn the_terminal_model_does_no_io_and_knows_no_window() {
         "crate::render",
         "crate::app",
     ];
-    for file in rust_files(&root().join("src/term")) {
-        let text = std::fs::read_to_string(&file).expect("read");
-        for word in forbidden {
-            assert!(
-                !text.contains(word),
-                "{} mentions {word}: term/ must stay pure",
-                file.display()
-            );
+    for dir in ["src/term", "src/mux"] {
+        for file in rust_files(&root().join(dir)) {
+            let text = std::fs::read_to_string(&file).expect("read");
+            for word in forbidden {
+                assert!(
+                    !text.contains(word),
+                    "{} mentions {word}: {dir} must stay pure",
+                    file.display()
+                );
+            }
         }
     }
 }
