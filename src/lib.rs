@@ -3,8 +3,10 @@
 //! The library holds the parts with small, documented APIs; `main.rs` is thin glue. Today:
 //! - [`term`]: the terminal model (bytes in, screen out), pure and IO-free;
 //! - [`replay`]: feed a recorded byte stream to the model and print the screen;
-//! - [`mux`]: tabs and split trees of panes, focus and zoom, layout in cells (pure).
+//! - [`mux`]: tabs and split trees of panes, focus and zoom, layout in cells (pure);
+//! - [`input`]: keys and pastes to bytes, as xterm sends them (pure).
 
+pub mod input;
 pub mod mux;
 pub mod replay;
 pub mod term;

@@ -1,0 +1,8 @@
+//! Input for panes: keys and pastes to the bytes a program expects.
+//!
+//! Pure: no window, no PTY. The window (and the control socket's `send`) turn their events into
+//! `Key`s and hand the bytes from here to a pane's writer.
+
+pub mod encode;
+
+pub use encode::{encode_key, encode_paste, InputModes, Key, Modifiers};
