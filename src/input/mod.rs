@@ -4,5 +4,7 @@
 //! `Key`s and hand the bytes from here to a pane's writer.
 
 pub mod encode;
+pub mod keys;
 
 pub use encode::{encode_key, encode_paste, InputModes, Key, Modifiers};
+pub use keys::{parse_keys, KeySpecError};
