@@ -4,9 +4,11 @@
 //! - [`term`]: the terminal model (bytes in, screen out), pure and IO-free;
 //! - [`replay`]: feed a recorded byte stream to the model and print the screen;
 //! - [`mux`]: tabs and split trees of panes, focus and zoom, layout in cells (pure);
-//! - [`input`]: keys and pastes to bytes, as xterm sends them (pure).
+//! - [`input`]: keys and pastes to bytes, as xterm sends them (pure);
+//! - [`pty`]: panes that run real programs in PTYs, feeding a terminal model.
 
 pub mod input;
 pub mod mux;
+pub mod pty;
 pub mod replay;
 pub mod term;

@@ -29,5 +29,6 @@ mod generated;
 mod model;
 mod own_recordings;
 mod properties;
+mod pty;
 mod replay_cli;
 mod tidy;

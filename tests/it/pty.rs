@@ -1,0 +1,142 @@
+//! Panes running real programs in real PTYs: output reaches the model, replies reach the
+//! program, exit codes are seen, resizes are felt, closing ends the whole process group, and a
+//! program that never reads its input blocks nobody.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use paddock::pty::{PaneSession, PaneStatus, PtyError, SpawnSpec};
+use paddock::term::TermSize;
+
+fn spawn(argv: &[&str]) -> PaneSession {
+    let spec = SpawnSpec {
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cwd: None,
+        env: vec![("PADDOCK_TEST".into(), "1".into())],
+        pane: 7,
+        size: TermSize::new(80, 24),
+        scrollback_lines: 1000,
+    };
+    PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn")
+}
+
+/// Wait (up to a generous bound, so a slow CI machine does not fail) for `done`.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn wait_for_text(pane: &PaneSession, text: &str) {
+    wait_for(text, || pane.screen_text().contains(text));
+}
+
+#[test]
+fn output_reaches_the_screen_with_the_pane_environment() {
+    let pane = spawn(&[
+        "sh",
+        "-c",
+        "echo \"hi $TERM $COLORTERM pane=$PADDOCK_PANE $PADDOCK_TEST\"; sleep 5",
+    ]);
+    wait_for_text(&pane, "hi xterm-256color truecolor pane=7 1");
+}
+
+#[test]
+fn typed_input_reaches_the_program() {
+    let pane = spawn(&["sh", "-c", "read -r line; echo \"got [$line]\"; sleep 5"]);
+    pane.send(b"hello\r".to_vec()).expect("send");
+    wait_for_text(&pane, "got [hello]");
+}
+
+#[test]
+fn the_model_answers_queries_through_the_pty() {
+    // The program asks for the cursor position and prints the answer it reads back.
+    let script = r#"stty -echo raw; printf 'ab\033[6n'; r=$(dd bs=1 count=6 2>/dev/null); stty sane; printf '\r\ngot %s\n' "$(printf %s "$r" | tr -d '\033')"; sleep 5"#;
+    let pane = spawn(&["sh", "-c", script]);
+    wait_for_text(&pane, "got [1;3R");
+}
+
+#[test]
+fn exit_codes_are_seen() {
+    let mut pane = spawn(&["sh", "-c", "exit 3"]);
+    wait_for("exit", || pane.status() != PaneStatus::Running);
+    assert_eq!(pane.status(), PaneStatus::Exited(Some(3)));
+    assert!(matches!(pane.send(b"x".to_vec()), Ok(()) | Err(PtyError::Exited)));
+}
+
+#[test]
+fn a_resize_reaches_the_program() {
+    let pane = spawn(&["sh", "-c", "sleep 0.5; stty size; sleep 5"]);
+    pane.resize(TermSize::new(100, 30)).expect("resize");
+    wait_for_text(&pane, "30 100");
+    assert_eq!(pane.terminal().lock().unwrap().size(), TermSize::new(100, 30));
+}
+
+#[cfg(unix)]
+#[test]
+fn closing_ends_the_whole_process_group() {
+    let pane = spawn(&["sh", "-c", "sleep 1000 & echo \"bg=$!\"; wait"]);
+    wait_for_text(&pane, "bg=");
+    let text = pane.screen_text();
+    let pid: i32 = text
+        .split("bg=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|pid| pid.parse().ok())
+        .expect("background pid on screen");
+    let alive = |pid: i32| {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(") Z")
+    };
+    assert!(alive(pid), "the background sleep runs");
+    let status = pane.close();
+    assert_ne!(status, PaneStatus::Running);
+    wait_for("the background sleep to go", || !alive(pid));
+}
+
+#[test]
+fn a_program_that_never_reads_blocks_nobody() {
+    let stuck = spawn(&["sleep", "30"]);
+    let chunk = vec![b'x'; 64 * 1024];
+    let started = Instant::now();
+    let mut full = false;
+    for _ in 0..10_000 {
+        if let Err(PtyError::InputFull) = stuck.send(chunk.clone()) {
+            full = true;
+            break;
+        }
+    }
+    assert!(full, "the queue fills instead of blocking");
+    // Another pane still works while the first one's input is full.
+    let other = spawn(&["sh", "-c", "read -r l; echo \"other [$l]\"; sleep 5"]);
+    other.send(b"fine\r".to_vec()).expect("send to the other pane");
+    wait_for_text(&other, "other [fine]");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_missing_program_is_an_error_not_a_panic() {
+    let spec = SpawnSpec {
+        argv: vec!["/nonexistent/program".into()],
+        cwd: None,
+        env: vec![],
+        pane: 1,
+        size: TermSize::new(80, 24),
+        scrollback_lines: 10,
+    };
+    match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
+        Err(PtyError::Spawn { program, .. }) => assert_eq!(program, "/nonexistent/program"),
+        Ok(mut pane) => {
+            // Some platforms report the failure as an exit of the child instead.
+            wait_for("exit", || pane.status() != PaneStatus::Running);
+            assert_ne!(pane.status(), PaneStatus::Exited(Some(0)));
+        }
+        Err(other) => panic!("unexpected error {other}"),
+    }
+    let empty = SpawnSpec { argv: vec![], ..spec };
+    assert!(matches!(PaneSession::spawn(empty, Arc::new(|| {})), Err(PtyError::Spawn { .. })));
+}
