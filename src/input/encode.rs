@@ -89,7 +89,14 @@ pub fn encode_key(key: Key, mods: Modifiers, modes: InputModes) -> Vec<u8> {
         Key::Backspace if mods.ctrl => alt(vec![0x08]),
         Key::Backspace => alt(vec![0x7f]),
         Key::Escape => alt(vec![0x1b]),
-        Key::Char(c) => alt(encode_char(c, mods.ctrl)),
+        Key::Char(c) => {
+            // Shift on a character is its capital (`S-a` types `A`); with Ctrl it changes nothing.
+            let c = match (mods.shift, mods.ctrl) {
+                (true, false) => c.to_uppercase().next().unwrap_or(c),
+                _ => c,
+            };
+            alt(encode_char(c, mods.ctrl))
+        }
     }
 }
 
@@ -176,6 +183,8 @@ mod tests {
             (Key::Char('x'), ALT, normal, b"\x1bx"),
             (Key::Char('é'), Modifiers::NONE, normal, "é".as_bytes()),
             (Key::Char('1'), CTRL, normal, b"1"),
+            (Key::Char('a'), SHIFT, normal, b"A"),
+            (Key::Char('x'), Modifiers { shift: true, alt: true, ctrl: false }, normal, b"\x1bX"),
         ];
         for (key, mods, modes, expected) in cases {
             assert_eq!(encode_key(*key, *mods, *modes), *expected, "{key:?} {mods:?} {modes:?}");

@@ -119,6 +119,7 @@ mod tests {
         assert_eq!(bytes("ls Space -la Enter"), b"ls -la\r");
         assert_eq!(bytes("M-x S-Tab F5 Up"), b"\x1bx\x1b[Z\x1b[15~\x1b[A");
         assert_eq!(bytes("C-M-a"), b"\x1b\x01");
+        assert_eq!(bytes("S-a M-S-x"), b"A\x1bX");
         assert_eq!(bytes("  spaced   out  "), b"spaced out");
         assert_eq!(bytes("Centre"), b"Centre");
     }

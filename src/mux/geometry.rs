@@ -57,11 +57,12 @@ impl Rect {
         b.1.min(a.1).saturating_sub(b.0.max(a.0))
     }
 
-    /// How far `other` starts from this rectangle along the side facing `direction`.
-    pub fn offset_along(&self, other: &Rect, direction: Direction) -> usize {
+    /// Where this rectangle starts along a side facing `direction`: its row for left and
+    /// right, its column for up and down.
+    pub fn start_along(&self, direction: Direction) -> usize {
         match direction {
-            Direction::Left | Direction::Right => self.row.abs_diff(other.row),
-            Direction::Up | Direction::Down => self.col.abs_diff(other.col),
+            Direction::Left | Direction::Right => self.row,
+            Direction::Up | Direction::Down => self.col,
         }
     }
 

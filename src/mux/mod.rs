@@ -125,8 +125,8 @@ impl Mux {
         Some(new)
     }
 
-    /// Close `pane`; its tab goes too when it was the last one there. Focus moves to the pane
-    /// that was before it in layout order (or the first).
+    /// Close `pane`; its tab goes too when it was the last one there. If it had the focus, the
+    /// focus goes to the pane that takes its space.
     pub fn close(&mut self, pane: PaneId) -> Option<Closed> {
         let index = self.tab_index_of(pane)?;
         let tab = &mut self.tabs[index];
@@ -139,11 +139,10 @@ impl Mux {
             }
             return Some(Closed { tab: id, tab_closed: true });
         }
+        let heir = tab.tree.heir(pane);
         tab.tree.close(pane);
         if tab.focus == pane {
-            let at = order.iter().position(|p| *p == pane).unwrap_or(0);
-            let remaining = tab.tree.panes();
-            tab.focus = remaining[at.saturating_sub(1).min(remaining.len() - 1)];
+            tab.focus = heir.unwrap_or(order[0]);
             tab.zoomed = false;
         }
         Some(Closed { tab: id, tab_closed: false })

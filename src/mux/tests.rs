@@ -81,8 +81,15 @@ fn close_collapses_and_moves_focus() {
     let b = mux.split(a, Axis::Horizontal).unwrap();
     let c = mux.split(b, Axis::Vertical).unwrap();
     assert_eq!(mux.close(c), Some(Closed { tab, tab_closed: false }));
-    assert_eq!(mux.focused_pane(), Some(b));
-    assert_eq!(rects(&mux, 81, 24), [(1, 0, 0, 40, 24), (2, 41, 0, 40, 24)]);
+    assert_eq!(mux.focused_pane(), Some(b), "b takes c's space");
+    // Closing the focused b in [a | [b / d]] gives the focus to d, which grows into b's space.
+    let d = mux.split(b, Axis::Vertical).unwrap();
+    mux.focus(b);
+    mux.close(b);
+    assert_eq!(mux.focused_pane(), Some(d));
+    mux.focus(a);
+    let b = d;
+    assert_eq!(rects(&mux, 81, 24), [(1, 0, 0, 40, 24), (b.0, 41, 0, 40, 24)]);
     mux.close(b);
     assert_eq!(rects(&mux, 81, 24), [(1, 0, 0, 81, 24)]);
     assert_eq!(mux.close(a), Some(Closed { tab, tab_closed: true }));

@@ -71,6 +71,27 @@ impl SplitTree {
         true
     }
 
+    /// The pane that takes `pane`'s place when it closes: the first pane of its sibling.
+    pub fn heir(&self, pane: PaneId) -> Option<PaneId> {
+        fn find(node: &Node, pane: PaneId) -> Option<PaneId> {
+            let Node::Split { first, second, .. } = node else {
+                return None;
+            };
+            let first_leaf = |n: &Node| {
+                let mut panes = Vec::new();
+                collect(n, &mut panes);
+                panes.first().copied()
+            };
+            match (&**first, &**second) {
+                (Node::Pane(id), other) | (other, Node::Pane(id)) if *id == pane => {
+                    first_leaf(other)
+                }
+                _ => find(first, pane).or_else(|| find(second, pane)),
+            }
+        }
+        find(&self.root, pane)
+    }
+
     /// Remove `pane`; its split collapses into the sibling. Returns false if `pane` is not in
     /// the tree or is the only pane (a tab always holds at least one).
     pub fn close(&mut self, pane: PaneId) -> bool {
@@ -109,8 +130,8 @@ impl SplitTree {
             .filter(|(id, rect)| *id != from && origin.is_beside(rect, direction))
             .max_by_key(|(_, rect)| {
                 let overlap = origin.overlap_along(rect, direction);
-                // Prefer more overlap, then the pane nearer the origin's top-left corner.
-                (overlap, std::cmp::Reverse(origin.offset_along(rect, direction)))
+                // Prefer more overlap, then the topmost (or leftmost) pane.
+                (overlap, std::cmp::Reverse(rect.start_along(direction)))
             })
             .map(|(id, _)| *id)
     }

@@ -9,7 +9,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError};
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 
 use super::PtyError;
-use crate::term::{TermConfig, TermSize, Terminal};
+use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 
 /// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
 const CHUNK: usize = 64 * 1024;
@@ -47,6 +47,11 @@ pub struct PaneSession {
     master: Box<dyn MasterPty + Send>,
     input: Sender<Vec<u8>>,
     child: Box<dyn Child + Send + Sync>,
+    /// How the program ended, once seen. On Linux and macOS the child is not reaped until the
+    /// pane closes, so its pid (and process group id) cannot be reused while we may signal it.
+    exited: Option<PaneStatus>,
+    /// The child was reaped (on platforms without a non-reaping check): never signal its group.
+    reaped: bool,
     /// Closed by the reader thread when the output ends; `None` once the pane has ended.
     reader_done: Option<Receiver<()>>,
 }
@@ -79,11 +84,20 @@ impl PaneSession {
         for (key, value) in &spec.env {
             command.env(key, value);
         }
-        let child = pair.slave.spawn_command(command).map_err(|e| spawn_error(e.to_string()))?;
+        let mut child =
+            pair.slave.spawn_command(command).map_err(|e| spawn_error(e.to_string()))?;
         // The child has its copy of the slave side; ours must go, or the reader never sees EOF.
         drop(pair.slave);
-        let reader = pair.master.try_clone_reader().map_err(|e| PtyError::Open(e.to_string()))?;
-        let writer = pair.master.take_writer().map_err(|e| PtyError::Open(e.to_string()))?;
+        let ends = pair.master.try_clone_reader().and_then(|r| Ok((r, pair.master.take_writer()?)));
+        let (reader, writer) = match ends {
+            Ok(ends) => ends,
+            Err(e) => {
+                // Do not leave the program running without a pane.
+                signal_group(child.as_mut(), Signal::Kill);
+                let _ = child.wait();
+                return Err(PtyError::Open(e.to_string()));
+            }
+        };
 
         let config = TermConfig { scrollback_lines: spec.scrollback_lines };
         let term = Arc::new(Mutex::new(Terminal::new(spec.size, config)));
@@ -104,7 +118,8 @@ impl PaneSession {
                 .map_err(|e| spawn_error(e.to_string()))?;
         }
         let reader_done = Some(reader_done);
-        Ok(PaneSession { term, master: pair.master, input, child, reader_done })
+        let master = pair.master;
+        Ok(PaneSession { term, master, input, child, exited: None, reaped: false, reader_done })
     }
 
     /// The pane's terminal model. Lock it briefly: the reader thread parses under the same lock.
@@ -139,12 +154,29 @@ impl PaneSession {
     }
 
     pub fn status(&mut self) -> PaneStatus {
-        match self.child.try_wait() {
+        if let Some(exited) = self.exited {
+            return exited;
+        }
+        let seen = match self.child.process_id().and_then(peek_exit) {
+            Some(peeked) => peeked,
+            None => self.reap(),
+        };
+        if seen != PaneStatus::Running {
+            self.exited = Some(seen);
+        }
+        seen
+    }
+
+    /// Reap the child if it has exited (the fallback where no non-reaping check exists).
+    fn reap(&mut self) -> PaneStatus {
+        let status = match self.child.try_wait() {
             Ok(Some(status)) if status.signal().is_some() => PaneStatus::Exited(None),
             Ok(Some(status)) => PaneStatus::Exited(Some(status.exit_code() as i32)),
-            Ok(None) => PaneStatus::Running,
+            Ok(None) => return PaneStatus::Running,
             Err(_) => PaneStatus::Exited(None),
-        }
+        };
+        self.reaped = true;
+        status
     }
 
     /// End the pane: hang up its whole process group, then kill what is left after a grace
@@ -162,8 +194,11 @@ impl PaneSession {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        // Background jobs of the program outlive it unless the group is killed too.
-        signal_group(self.child.as_mut(), Signal::Kill);
+        // Background jobs of the program outlive it unless the group is killed too. The child
+        // is not reaped yet (see `exited`), so the group id still names its group.
+        if !self.reaped {
+            signal_group(self.child.as_mut(), Signal::Kill);
+        }
         let _ = self.child.wait();
         if let Some(done) = self.reader_done.take() {
             let _ = done.recv_timeout(DRAIN_WAIT);
@@ -180,7 +215,8 @@ impl Drop for PaneSession {
 }
 
 fn pty_size(size: TermSize) -> PtySize {
-    let clamp = |n: usize| n.clamp(1, u16::MAX as usize) as u16;
+    // The same bounds as the model's, so the program and the screen agree on the size.
+    let clamp = |n: usize| n.clamp(1, MAX_DIMENSION) as u16;
     PtySize { rows: clamp(size.lines), cols: clamp(size.cols), pixel_width: 0, pixel_height: 0 }
 }
 
@@ -193,8 +229,10 @@ fn read_output(
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = match reader.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
             Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
         };
         let answer = {
             let mut term = lock(term);
@@ -238,6 +276,41 @@ fn signal_group(child: &mut (dyn Child + Send + Sync), signal: Signal) {
     unsafe {
         libc::kill(-pid, signal);
     }
+}
+
+/// Whether the child `pid` has exited, without reaping it: `Some(Running)` or `Some(Exited)`,
+/// or `None` where this check is not available.
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+fn peek_exit(pid: u32) -> Option<PaneStatus> {
+    let id = libc::id_t::try_from(pid).ok()?;
+    // SAFETY: an all-zero siginfo_t is valid, and waitid only writes into it.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+    // SAFETY: waitid with a valid pointer; WNOWAIT leaves the child waitable (and its pid taken).
+    if unsafe { libc::waitid(libc::P_PID, id, &mut info, flags) } != 0 {
+        return None;
+    }
+    let (exited_pid, code) = siginfo_parts(&info);
+    if exited_pid == 0 {
+        return Some(PaneStatus::Running);
+    }
+    Some(PaneStatus::Exited((info.si_code == libc::CLD_EXITED).then_some(code)))
+}
+
+#[cfg(target_os = "linux")]
+fn siginfo_parts(info: &libc::siginfo_t) -> (libc::pid_t, i32) {
+    // SAFETY: for a SIGCHLD-style siginfo from waitid these fields are the ones set.
+    unsafe { (info.si_pid(), info.si_status()) }
+}
+
+#[cfg(target_os = "macos")]
+fn siginfo_parts(info: &libc::siginfo_t) -> (libc::pid_t, i32) {
+    (info.si_pid, info.si_status)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn peek_exit(_pid: u32) -> Option<PaneStatus> {
+    None
 }
 
 #[cfg(not(unix))]
