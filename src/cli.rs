@@ -2,32 +2,65 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use paddock::term::TermSize;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "paddock",
     version,
-    about = "A terminal multiplexer for running coding agents side by side"
+    about = "A terminal multiplexer for running coding agents side by side",
+    after_help = "Examples:\n  paddock --headless -e bash     run without a window; prints the control socket\n  paddock ls                     every pane of every running instance\n  paddock ctl send --pane 1 --keys \"echo hi Enter\""
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// How to run an instance (when no subcommand is given).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Run without a window, controlled through the control socket (printed on stdout).
+    #[arg(long)]
+    pub headless: bool,
+    /// Exit when the first tab's program exits, with its exit code.
+    #[arg(long)]
+    pub exit_with_child: bool,
+    /// Size of the (virtual) window panes are laid out in, as COLSxROWS (headless).
+    #[arg(long, default_value = "80x24", value_parser = paddock::replay::parse_size)]
+    pub size: TermSize,
+    /// Scrollback lines kept for each pane.
+    #[arg(long, default_value_t = 10_000)]
+    pub scrollback: usize,
+    /// Listen on this socket path instead of <runtime dir>/paddock/<pid>.sock.
+    #[arg(long, value_name = "PATH")]
+    pub listen: Option<PathBuf>,
+    /// The first tab's command and its arguments (default: $SHELL). Everything after it is
+    /// passed to the command.
+    #[arg(short = 'e', long = "exec", value_name = "CMD", num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    pub exec: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Feed a recorded byte stream to the terminal model and print the final screen.
     Replay(ReplayArgs),
+    /// List every pane of every running instance.
+    Ls(LsArgs),
+    /// Control a running instance.
+    Ctl(CtlArgs),
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The recorded bytes (for example from `script -q -O FILE` or a PTY capture).
     pub file: PathBuf,
     /// Screen size as COLSxROWS.
     #[arg(long, default_value = "80x24", value_parser = paddock::replay::parse_size)]
-    pub size: paddock::term::TermSize,
+    pub size: TermSize,
     /// Scrollback lines kept above the screen.
     #[arg(long, default_value_t = 10_000)]
     pub scrollback: usize,
@@ -42,4 +75,95 @@ pub enum Format {
     Text,
     /// The rows with attribute runs, as JSON.
     Json,
+}
+
+#[derive(Debug, Args)]
+pub struct LsArgs {
+    /// Print JSON: {"instances":[{"pid","socket","panes":[…]}]}.
+    #[arg(long)]
+    pub json: bool,
+    /// The instance's control socket (default: $PADDOCK_SOCKET, else every running instance).
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CtlArgs {
+    /// The instance's control socket (default: $PADDOCK_SOCKET, else the only running instance).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub socket: Option<PathBuf>,
+    #[command(subcommand)]
+    pub verb: CtlVerb,
+}
+
+/// A pane id; inside a pane, $PADDOCK_PANE names the pane itself.
+#[derive(Debug, Args)]
+pub struct PaneArg {
+    #[arg(long, env = "PADDOCK_PANE", value_name = "ID")]
+    pub pane: u32,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CtlVerb {
+    /// Open a tab running CMD (default: $SHELL) and print its pane id.
+    New {
+        /// Name the tab as this agent thread.
+        #[arg(long)]
+        thread: Option<String>,
+        /// Start the program in this directory.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// The program and its arguments, after `--`.
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Split a pane and print the new pane's id.
+    Split {
+        #[command(flatten)]
+        pane: PaneArg,
+        /// Put the new pane to the right.
+        #[arg(long, conflicts_with = "down", required_unless_present = "down")]
+        right: bool,
+        /// Put the new pane below.
+        #[arg(long)]
+        down: bool,
+        /// The program and its arguments, after `--` (default: $SHELL).
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Type into a pane.
+    Send {
+        #[command(flatten)]
+        pane: PaneArg,
+        /// Send this text as it is.
+        #[arg(long, conflicts_with = "keys", required_unless_present = "keys")]
+        text: Option<String>,
+        /// Press keys: words are typed, key names pressed ("echo hi Enter", "C-c", "M-x Up").
+        #[arg(long)]
+        keys: Option<String>,
+    },
+    /// Print a pane's screen (the `paddock replay` text format).
+    Capture {
+        #[command(flatten)]
+        pane: PaneArg,
+        /// Print the scrollback above the screen.
+        #[arg(long)]
+        scrollback: bool,
+    },
+    /// Focus a pane (and its tab).
+    Focus(PaneArg),
+    /// Close a pane: hang up its programs, kill what is left after half a second.
+    Close(PaneArg),
+    /// Kill a pane's programs now; the pane keeps its last screen until closed.
+    Kill(PaneArg),
+    /// Resize a pane (headless instances).
+    Resize {
+        #[command(flatten)]
+        pane: PaneArg,
+        /// The new size as COLSxROWS.
+        #[arg(long, value_parser = paddock::replay::parse_size)]
+        size: TermSize,
+    },
+    /// Stop the instance, closing every pane.
+    Stop,
 }

@@ -7,6 +7,8 @@
 //! - [`input`]: keys and pastes to bytes, as xterm sends them (pure);
 //! - [`pty`]: panes that run real programs in PTYs, feeding a terminal model.
 
+pub mod app;
+pub mod ctl;
 pub mod input;
 pub mod mux;
 pub mod pty;

@@ -1,31 +1,75 @@
 //! The `paddock` binary: parse the command line and dispatch. Everything else is in the library.
 
 mod cli;
+#[cfg(unix)]
+mod remote;
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 
-use cli::{Cli, Command, Format, ReplayArgs};
+use cli::{Cli, Command, Format, ReplayArgs, RunArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Replay(args)) => match replay(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("paddock replay: {err:#}");
-                ExitCode::from(2)
-            }
-        },
-        None => {
-            // The window arrives with a later release; until then, say what there is.
-            let _ = Cli::command().print_help();
-            ExitCode::SUCCESS
+        Some(Command::Replay(args)) => finish("paddock replay", replay(&args), 2),
+        #[cfg(unix)]
+        Some(Command::Ls(args)) => finish("paddock ls", remote::ls(&args), 1),
+        #[cfg(unix)]
+        Some(Command::Ctl(args)) => finish("paddock ctl", remote::ctl(args), 1),
+        #[cfg(not(unix))]
+        Some(Command::Ls(_) | Command::Ctl(_)) => {
+            eprintln!("paddock: the control socket is not available on this platform yet");
+            ExitCode::from(2)
+        }
+        None => run(cli.run),
+    }
+}
+
+fn finish(what: &str, result: anyhow::Result<()>, failure: u8) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{what}: {err:#}");
+            ExitCode::from(failure)
         }
     }
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    if !args.headless {
+        // The window arrives with a later release; until then, say what there is.
+        eprintln!("paddock: the window is not built yet; run `paddock --headless` (see --help)");
+        return ExitCode::from(2);
+    }
+    run_headless(args)
+}
+
+#[cfg(unix)]
+fn run_headless(args: RunArgs) -> ExitCode {
+    let options = paddock::app::headless::HeadlessOptions {
+        command: args.exec,
+        exit_with_child: args.exit_with_child,
+        size: args.size,
+        scrollback_lines: args.scrollback,
+        socket: args.listen,
+    };
+    match paddock::app::headless::run(options) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("paddock: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn run_headless(_args: RunArgs) -> ExitCode {
+    eprintln!("paddock: headless mode is not available on this platform yet");
+    ExitCode::from(2)
 }
 
 fn replay(args: &ReplayArgs) -> anyhow::Result<()> {
@@ -36,9 +80,13 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<()> {
         Format::Text => paddock::replay::to_text(&term),
         Format::Json => paddock::replay::to_json(&term),
     };
+    print_stdout(&out)
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error worth a message.
+pub(crate) fn print_stdout(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a message.
-    match stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("cannot write to stdout"),
     }

@@ -6,6 +6,7 @@
 //! only that thread, never the caller or another pane. Closing a pane hangs up its whole
 //! process group and kills it after a short grace period.
 
+mod process;
 mod session;
 
 pub use session::{PaneSession, PaneStatus, SpawnSpec};

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 
+use super::process::{peek_exit, signal_session, Signal};
 use super::PtyError;
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 
@@ -93,7 +94,7 @@ impl PaneSession {
             Ok(ends) => ends,
             Err(e) => {
                 // Do not leave the program running without a pane.
-                signal_group(child.as_mut(), Signal::Kill);
+                signal_session(child.as_mut(), Signal::Kill);
                 let _ = child.wait();
                 return Err(PtyError::Open(e.to_string()));
             }
@@ -179,8 +180,30 @@ impl PaneSession {
         status
     }
 
-    /// End the pane: hang up its whole process group, then kill what is left after a grace
-    /// period. Returns how the program ended.
+    /// Kill every process of the pane now (see `process`), without a grace period. The pane
+    /// keeps its screen; its status turns to exited once the program is gone.
+    pub fn kill(&mut self) {
+        if !self.reaped {
+            signal_session(self.child.as_mut(), Signal::Kill);
+        }
+    }
+
+    /// Wait up to `timeout` for the program's output to end (every byte parsed). False when it
+    /// has not: a process that left the group may hold the PTY open.
+    pub fn wait_output_end(&self, timeout: Duration) -> bool {
+        match &self.reader_done {
+            Some(done) => {
+                matches!(
+                    done.recv_timeout(timeout),
+                    Err(crossbeam_channel::RecvTimeoutError::Disconnected)
+                )
+            }
+            None => true,
+        }
+    }
+
+    /// End the pane: hang up its processes (see `process`), then kill what is left after a
+    /// grace period. Returns how the program ended.
     pub fn close(mut self) -> PaneStatus {
         self.end();
         self.status()
@@ -188,16 +211,16 @@ impl PaneSession {
 
     fn end(&mut self) {
         if self.status() == PaneStatus::Running {
-            signal_group(self.child.as_mut(), Signal::Hangup);
+            signal_session(self.child.as_mut(), Signal::Hangup);
             let deadline = Instant::now() + HANGUP_GRACE;
             while self.status() == PaneStatus::Running && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        // Background jobs of the program outlive it unless the group is killed too. The child
-        // is not reaped yet (see `exited`), so the group id still names its group.
+        // Background jobs of the program outlive it unless they are killed too. The child is not
+        // reaped yet (see `exited`), so its pid still names its session and group.
         if !self.reaped {
-            signal_group(self.child.as_mut(), Signal::Kill);
+            signal_session(self.child.as_mut(), Signal::Kill);
         }
         let _ = self.child.wait();
         if let Some(done) = self.reader_done.take() {
@@ -254,66 +277,4 @@ fn write_input(mut writer: Box<dyn Write + Send>, queued: crossbeam_channel::Rec
             break;
         }
     }
-}
-
-#[derive(Clone, Copy)]
-enum Signal {
-    Hangup,
-    Kill,
-}
-
-/// Signal the child's process group (it leads its own session, so its pid is the group id).
-#[cfg(unix)]
-fn signal_group(child: &mut (dyn Child + Send + Sync), signal: Signal) {
-    let Some(pid) = child.process_id().and_then(|p| i32::try_from(p).ok()) else {
-        return;
-    };
-    let signal = match signal {
-        Signal::Hangup => libc::SIGHUP,
-        Signal::Kill => libc::SIGKILL,
-    };
-    // SAFETY: kill(2) with a negative pid signals that process group; it touches no memory.
-    unsafe {
-        libc::kill(-pid, signal);
-    }
-}
-
-/// Whether the child `pid` has exited, without reaping it: `Some(Running)` or `Some(Exited)`,
-/// or `None` where this check is not available.
-#[cfg(any(target_os = "linux", target_os = "macos"))]
-fn peek_exit(pid: u32) -> Option<PaneStatus> {
-    let id = libc::id_t::try_from(pid).ok()?;
-    // SAFETY: an all-zero siginfo_t is valid, and waitid only writes into it.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-    // SAFETY: waitid with a valid pointer; WNOWAIT leaves the child waitable (and its pid taken).
-    if unsafe { libc::waitid(libc::P_PID, id, &mut info, flags) } != 0 {
-        return None;
-    }
-    let (exited_pid, code) = siginfo_parts(&info);
-    if exited_pid == 0 {
-        return Some(PaneStatus::Running);
-    }
-    Some(PaneStatus::Exited((info.si_code == libc::CLD_EXITED).then_some(code)))
-}
-
-#[cfg(target_os = "linux")]
-fn siginfo_parts(info: &libc::siginfo_t) -> (libc::pid_t, i32) {
-    // SAFETY: for a SIGCHLD-style siginfo from waitid these fields are the ones set.
-    unsafe { (info.si_pid(), info.si_status()) }
-}
-
-#[cfg(target_os = "macos")]
-fn siginfo_parts(info: &libc::siginfo_t) -> (libc::pid_t, i32) {
-    (info.si_pid, info.si_status)
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
-fn peek_exit(_pid: u32) -> Option<PaneStatus> {
-    None
-}
-
-#[cfg(not(unix))]
-fn signal_group(child: &mut (dyn Child + Send + Sync), _signal: Signal) {
-    let _ = child.kill();
 }

@@ -116,6 +116,16 @@ impl Terminal {
         out
     }
 
+    /// The scrollback as text, oldest line first, one line per row (as `screen_text` rows).
+    pub fn scrollback_text(&self) -> String {
+        let mut out = String::new();
+        for row in self.state.scrollback.iter() {
+            out.push_str(&row_text(row));
+            out.push('\n');
+        }
+        out
+    }
+
     /// Bytes used by the scrollback's rows (cells, row headers and marks), for memory reports.
     pub fn scrollback_bytes(&self) -> usize {
         self.state.scrollback.iter().map(Row::heap_bytes).sum()

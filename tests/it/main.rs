@@ -26,6 +26,8 @@ pub fn expect_file(path: &Path, actual: &str, context: &str) {
     }
 }
 mod generated;
+#[cfg(target_os = "linux")]
+mod headless;
 mod model;
 mod own_recordings;
 mod properties;

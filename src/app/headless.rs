@@ -1,0 +1,158 @@
+//! `paddock --headless`: the multiplexer without a window, driven through its control socket
+//! until `paddock ctl stop`, SIGTERM, SIGINT or SIGHUP (or, with `--exit-with-child`, until
+//! the first tab's program exits).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::Context;
+use crossbeam_channel::select;
+
+use super::signals::{Signal, SignalListener};
+use super::workspace::{Outcome, Workspace, WorkspaceOptions};
+use crate::ctl::protocol::Reply;
+use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer};
+use crate::mux::PaneId;
+use crate::pty::{PaneSession, PaneStatus};
+use crate::term::TermSize;
+
+/// How long `--exit-with-child` waits, after the program exits, for the rest of its output.
+const OUTPUT_DRAIN: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Debug)]
+pub struct HeadlessOptions {
+    /// The first tab's command; empty means the user's shell.
+    pub command: Vec<String>,
+    pub exit_with_child: bool,
+    /// The virtual window panes are laid out in.
+    pub size: TermSize,
+    pub scrollback_lines: usize,
+    /// Where to listen; by default `<socket dir>/<pid>.sock`.
+    pub socket: Option<PathBuf>,
+}
+
+/// Run until stopped. Returns the process exit code: 0 when stopped, the first program's exit
+/// code with `--exit-with-child`.
+pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
+    // Before any other thread exists: see `signals`.
+    let signals = SignalListener::start().context("cannot set up signal handling")?;
+    let socket = match options.socket.clone() {
+        Some(path) => path,
+        None => {
+            let dir = socket_dir();
+            prepare_socket_dir(&dir)?;
+            instance_socket(&dir, std::process::id())
+        }
+    };
+    let server = ControlServer::bind(&socket)?;
+    let workspace_options = WorkspaceOptions {
+        area: options.size,
+        scrollback_lines: options.scrollback_lines,
+        default_command: vec![user_shell()],
+        socket: socket.clone(),
+    };
+    // Nothing is drawn, so there is nothing to wake for.
+    let mut workspace = Workspace::new(workspace_options, Arc::new(|| {}));
+    let first = workspace
+        .open_tab(None, None, options.command.clone())
+        .map_err(anyhow::Error::msg)
+        .context("cannot start the first pane")?;
+    announce(&socket);
+
+    let mut closing: Vec<JoinHandle<()>> = Vec::new();
+    let exit_code = loop {
+        select! {
+            recv(server.calls()) -> call => {
+                let Ok(call) = call else { break 0 };
+                match answer(&mut workspace, call, &mut closing) {
+                    Some(code) => break code,
+                    None => continue,
+                }
+            }
+            recv(signals.receiver()) -> signal => match signal {
+                Ok(Signal::Child) => {}
+                Ok(Signal::Stop(_)) | Err(_) => break 0,
+            },
+        }
+        if options.exit_with_child {
+            if let Some(code) = first_exit(&mut workspace, first) {
+                break code;
+            }
+        }
+        closing.retain(|handle| !handle.is_finished());
+    };
+    shut_down(&mut workspace, closing);
+    drop(server);
+    Ok(exit_code)
+}
+
+/// Carry out one call; `Some(code)` when the instance should stop.
+fn answer(workspace: &mut Workspace, call: Call, closing: &mut Vec<JoinHandle<()>>) -> Option<u8> {
+    let request = call.request.clone();
+    match workspace.handle(request) {
+        Outcome::Reply(reply) => call.answer(reply),
+        Outcome::Close(_, session) => {
+            // The grace period runs on its own thread; everyone else keeps being answered.
+            let handle = std::thread::spawn(move || {
+                let status = session.close();
+                call.answer(Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() });
+            });
+            closing.push(handle);
+        }
+        Outcome::Stop => {
+            shut_down(workspace, std::mem::take(closing));
+            call.answer_and_wait(Reply::ok());
+            return Some(0);
+        }
+    }
+    None
+}
+
+/// With `--exit-with-child`: the first program's exit code once it has ended and its output has
+/// been read to the end (or the pane is gone).
+fn first_exit(workspace: &mut Workspace, first: PaneId) -> Option<u8> {
+    let Some(session) = workspace.session_mut(first) else {
+        return Some(0);
+    };
+    match session.status() {
+        PaneStatus::Running => None,
+        PaneStatus::Exited(code) => {
+            // A process that left the group may hold the PTY open: wait only so long.
+            session.wait_output_end(OUTPUT_DRAIN);
+            Some(code.map_or(1, |c| u8::try_from(c).unwrap_or(1)))
+        }
+    }
+}
+
+fn exit_code_of(status: PaneStatus) -> Option<i32> {
+    match status {
+        PaneStatus::Exited(code) => code,
+        PaneStatus::Running => None,
+    }
+}
+
+/// Close every pane at once (each grace period overlaps the others) and wait for them.
+fn shut_down(workspace: &mut Workspace, closing: Vec<JoinHandle<()>>) {
+    let sessions: Vec<PaneSession> = workspace.take_all();
+    std::thread::scope(|scope| {
+        for session in sessions {
+            scope.spawn(move || session.close());
+        }
+    });
+    for handle in closing {
+        let _ = handle.join();
+    }
+}
+
+fn announce(socket: &std::path::Path) {
+    let mut stdout = std::io::stdout().lock();
+    // Whoever started us may not be reading; the instance runs on regardless.
+    let _ = writeln!(stdout, "{}", socket.display()).and_then(|()| stdout.flush());
+}
+
+fn user_shell() -> String {
+    std::env::var("SHELL").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "/bin/sh".into())
+}

@@ -1,0 +1,12 @@
+//! Where the subsystems meet: the multiplexer model, the panes' PTY sessions and the control
+//! socket. [`Workspace`] carries out control requests on the panes; [`headless`] runs it
+//! without a window until it is stopped. The window (a later part) drives the same workspace.
+
+mod workspace;
+
+#[cfg(unix)]
+pub mod headless;
+#[cfg(unix)]
+mod signals;
+
+pub use workspace::{Outcome, Workspace, WorkspaceOptions};

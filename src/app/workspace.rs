@@ -1,0 +1,337 @@
+//! The panes of one instance: the mux model plus a PTY session for every pane in it.
+//!
+//! Invariant: a pane id is in the mux exactly when it has a session here. Requests that end a
+//! pane hand its session back to the caller, so the slow part of closing (the hangup grace
+//! period) never runs on the thread that answers everyone else.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::ctl::protocol::{
+    ErrorCode, InstanceInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
+};
+use crate::input::{encode_key, parse_keys, InputModes};
+use crate::mux::{Axis, Mux, PaneId, Rect};
+use crate::pty::{PaneSession, PaneStatus, SpawnSpec};
+use crate::term::{Modes, TermSize, MAX_DIMENSION};
+
+#[derive(Clone, Debug)]
+pub struct WorkspaceOptions {
+    /// The area tabs are laid out in (the window, or a virtual one when headless).
+    pub area: TermSize,
+    pub scrollback_lines: usize,
+    /// What a pane runs when no command is given: the user's shell.
+    pub default_command: Vec<String>,
+    /// This instance's control socket, given to panes as PADDOCK_SOCKET.
+    pub socket: PathBuf,
+}
+
+struct Pane {
+    session: PaneSession,
+    command: Vec<String>,
+    cwd: Option<PathBuf>,
+    size: TermSize,
+}
+
+/// What a request did, beyond its reply.
+pub enum Outcome {
+    Reply(Reply),
+    /// The pane is out of the layout; close its session (off the answering thread) and reply
+    /// with how it ended.
+    Close(PaneId, PaneSession),
+    /// Stop the instance.
+    Stop,
+}
+
+pub struct Workspace {
+    mux: Mux,
+    panes: HashMap<PaneId, Pane>,
+    options: WorkspaceOptions,
+    wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+/// Why a request failed, as the error reply says it.
+struct Refusal(ErrorCode, String);
+
+impl Refusal {
+    fn no_pane(pane: u32) -> Refusal {
+        Refusal(ErrorCode::NoSuchPane, format!("there is no pane {pane} (paddock ls lists them)"))
+    }
+}
+
+impl Workspace {
+    /// `wake` is called by each pane's reader thread after it parses output.
+    pub fn new(options: WorkspaceOptions, wake: Arc<dyn Fn() + Send + Sync>) -> Workspace {
+        Workspace { mux: Mux::new(), panes: HashMap::new(), options, wake }
+    }
+
+    pub fn mux(&self) -> &Mux {
+        &self.mux
+    }
+
+    pub fn session_mut(&mut self, pane: PaneId) -> Option<&mut PaneSession> {
+        self.panes.get_mut(&pane).map(|p| &mut p.session)
+    }
+
+    /// Open a tab running `command` (empty: the default command). Returns its pane.
+    pub fn open_tab(
+        &mut self,
+        thread: Option<String>,
+        cwd: Option<PathBuf>,
+        command: Vec<String>,
+    ) -> Result<PaneId, String> {
+        self.open_tab_inner(thread, cwd, command).map_err(|Refusal(_, message)| message)
+    }
+
+    fn open_tab_inner(
+        &mut self,
+        thread: Option<String>,
+        cwd: Option<PathBuf>,
+        command: Vec<String>,
+    ) -> Result<PaneId, Refusal> {
+        let command = self.command_or_default(command);
+        check_cwd(cwd.as_ref())?;
+        let name = thread.clone().unwrap_or_else(|| program_name(&command));
+        let (_, pane) = self.mux.new_tab(name, thread);
+        let size = self.options.area;
+        if let Err(refusal) = self.start(pane, command, cwd, size) {
+            self.mux.close(pane);
+            return Err(refusal);
+        }
+        Ok(pane)
+    }
+
+    fn command_or_default(&self, command: Vec<String>) -> Vec<String> {
+        if command.is_empty() {
+            self.options.default_command.clone()
+        } else {
+            command
+        }
+    }
+
+    fn start(
+        &mut self,
+        pane: PaneId,
+        command: Vec<String>,
+        cwd: Option<PathBuf>,
+        size: TermSize,
+    ) -> Result<(), Refusal> {
+        let spec = SpawnSpec {
+            argv: command.clone(),
+            cwd: cwd.clone(),
+            env: vec![("PADDOCK_SOCKET".into(), self.options.socket.display().to_string())],
+            pane: pane.0,
+            size,
+            scrollback_lines: self.options.scrollback_lines,
+        };
+        let session = PaneSession::spawn(spec, self.wake.clone())
+            .map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))?;
+        self.panes.insert(pane, Pane { session, command, cwd, size });
+        Ok(())
+    }
+
+    /// Carry out one control request.
+    pub fn handle(&mut self, request: Request) -> Outcome {
+        let result = match request {
+            Request::Stop => return Outcome::Stop,
+            Request::Close { pane } => return self.close(pane),
+            Request::Ls => Ok(Reply { instance: Some(self.describe()), ..Reply::ok() }),
+            Request::New { thread, cwd, command } => self
+                .open_tab_inner(thread, cwd, command)
+                .map(|pane| Reply { pane: Some(pane.0), ..Reply::ok() }),
+            Request::Split { pane, direction, command } => self.split(pane, direction, command),
+            Request::Send { pane, text, keys } => self.send(pane, text, keys).map(|()| Reply::ok()),
+            Request::Capture { pane, scrollback } => self.capture(pane, scrollback),
+            Request::Focus { pane } => match self.mux.focus(PaneId(pane)) {
+                true => Ok(Reply::ok()),
+                false => Err(Refusal::no_pane(pane)),
+            },
+            Request::Kill { pane } => self.pane_mut(pane).map(|p| {
+                p.session.kill();
+                Reply::ok()
+            }),
+            Request::Resize { pane, cols, rows } => self.resize(pane, cols, rows),
+        };
+        Outcome::Reply(result.unwrap_or_else(|Refusal(code, message)| Reply::error(code, message)))
+    }
+
+    fn pane_mut(&mut self, pane: u32) -> Result<&mut Pane, Refusal> {
+        self.panes.get_mut(&PaneId(pane)).ok_or_else(|| Refusal::no_pane(pane))
+    }
+
+    fn split(
+        &mut self,
+        pane: u32,
+        direction: SplitDirection,
+        command: Vec<String>,
+    ) -> Result<Reply, Refusal> {
+        let cwd = self.pane_mut(pane)?.cwd.clone();
+        let command = self.command_or_default(command);
+        let axis = match direction {
+            SplitDirection::Right => Axis::Horizontal,
+            SplitDirection::Down => Axis::Vertical,
+        };
+        let new = self.mux.split(PaneId(pane), axis).ok_or_else(|| Refusal::no_pane(pane))?;
+        let size = self.layout_of(new).unwrap_or(self.options.area);
+        if let Err(refusal) = self.start(new, command, cwd, size) {
+            self.mux.close(new);
+            return Err(refusal);
+        }
+        self.relayout(new);
+        Ok(Reply { pane: Some(new.0), ..Reply::ok() })
+    }
+
+    /// The size `pane` gets in its tab's layout.
+    fn layout_of(&self, pane: PaneId) -> Option<TermSize> {
+        let tab = self.mux.tab_of(pane)?;
+        let (rects, _) = tab.layout(self.area());
+        rects.iter().find(|(id, _)| *id == pane).map(|(_, r)| TermSize::new(r.cols, r.rows))
+    }
+
+    fn area(&self) -> Rect {
+        Rect::new(0, 0, self.options.area.cols, self.options.area.lines)
+    }
+
+    /// Give every pane in the tab of `pane` its rectangle's size.
+    fn relayout(&mut self, pane: PaneId) {
+        let Some(tab) = self.mux.tab_of(pane) else {
+            return;
+        };
+        let (rects, _) = tab.layout(self.area());
+        for (id, rect) in rects {
+            let size = TermSize::new(rect.cols.max(1), rect.rows.max(1));
+            if let Some(pane) = self.panes.get_mut(&id) {
+                if pane.size != size && pane.session.resize(size).is_ok() {
+                    pane.size = size;
+                }
+            }
+        }
+    }
+
+    fn send(
+        &mut self,
+        pane: u32,
+        text: Option<String>,
+        keys: Option<String>,
+    ) -> Result<(), Refusal> {
+        let pane = self.pane_mut(pane)?;
+        let bytes = match (text, keys) {
+            (Some(text), _) => text.into_bytes(),
+            (None, Some(keys)) => {
+                let presses =
+                    parse_keys(&keys).map_err(|e| Refusal(ErrorCode::BadRequest, e.to_string()))?;
+                let modes = input_modes(&pane.session);
+                presses.into_iter().flat_map(|(key, mods)| encode_key(key, mods, modes)).collect()
+            }
+            (None, None) => Vec::new(),
+        };
+        pane.session.send(bytes).map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))
+    }
+
+    fn capture(&mut self, pane: u32, scrollback: bool) -> Result<Reply, Refusal> {
+        let pane = self.pane_mut(pane)?;
+        let term = pane.session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let mut text = if scrollback { term.scrollback_text() } else { String::new() };
+        text.push_str(&term.screen_text());
+        Ok(Reply { text: Some(text), ..Reply::ok() })
+    }
+
+    fn resize(&mut self, pane: u32, cols: usize, rows: usize) -> Result<Reply, Refusal> {
+        let valid = 1..=MAX_DIMENSION;
+        if !valid.contains(&cols) || !valid.contains(&rows) {
+            return Err(Refusal(
+                ErrorCode::BadRequest,
+                format!("size {cols}x{rows} is out of range: columns and rows must be 1 to {MAX_DIMENSION}"),
+            ));
+        }
+        let pane = self.pane_mut(pane)?;
+        let size = TermSize::new(cols, rows);
+        pane.session.resize(size).map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))?;
+        pane.size = size;
+        Ok(Reply::ok())
+    }
+
+    fn close(&mut self, pane: u32) -> Outcome {
+        match self.take(PaneId(pane)) {
+            Some(session) => Outcome::Close(PaneId(pane), session),
+            None => Outcome::Reply(Reply::error(ErrorCode::NoSuchPane, Refusal::no_pane(pane).1)),
+        }
+    }
+
+    /// Take `pane` out of the layout and return its session, still running, for closing.
+    pub fn take(&mut self, pane: PaneId) -> Option<PaneSession> {
+        let entry = self.panes.remove(&pane)?;
+        let heir = self.mux.tab_of(pane).map(|t| t.panes()).unwrap_or_default();
+        self.mux.close(pane);
+        if let Some(other) = heir.into_iter().find(|p| *p != pane) {
+            self.relayout(other);
+        }
+        Some(entry.session)
+    }
+
+    /// Take every pane out, for stopping.
+    pub fn take_all(&mut self) -> Vec<PaneSession> {
+        let panes: Vec<PaneId> = self.mux.all_panes().into_iter().map(|(_, p)| p).collect();
+        panes.into_iter().filter_map(|p| self.take(p)).collect()
+    }
+
+    /// This instance and its panes, as `paddock ls` shows them.
+    pub fn describe(&mut self) -> InstanceInfo {
+        let focused = self.mux.focused_pane();
+        let mut panes = Vec::new();
+        for (tab_id, id) in self.mux.all_panes() {
+            let tab = self.mux.tabs().iter().find(|t| t.id == tab_id);
+            let (tab_name, thread) = match tab {
+                Some(tab) => (tab.name.clone(), tab.thread.clone()),
+                None => continue,
+            };
+            let Some(pane) = self.panes.get_mut(&id) else {
+                continue;
+            };
+            let (status, exit_code) = match pane.session.status() {
+                PaneStatus::Running => (PaneState::Running, None),
+                PaneStatus::Exited(code) => (PaneState::Exited, code),
+            };
+            let title = {
+                let term = pane.session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+                term.title().map(str::to_owned)
+            };
+            panes.push(PaneInfo {
+                id: id.0,
+                tab: tab_name,
+                thread,
+                command: pane.command.clone(),
+                pid: pane.session.pid(),
+                cols: pane.size.cols,
+                rows: pane.size.lines,
+                status,
+                exit_code,
+                focused: focused == Some(id),
+                title,
+            });
+        }
+        InstanceInfo { pid: std::process::id(), socket: self.options.socket.clone(), panes }
+    }
+}
+
+fn input_modes(session: &PaneSession) -> InputModes {
+    let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+    InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
+}
+
+fn check_cwd(cwd: Option<&PathBuf>) -> Result<(), Refusal> {
+    match cwd {
+        Some(dir) if !dir.is_dir() => Err(Refusal(
+            ErrorCode::Failed,
+            format!("cannot start in {}: it is not a directory", dir.display()),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A tab's name when it runs no named thread: the program's file name.
+fn program_name(command: &[String]) -> String {
+    let program = command.first().map(String::as_str).unwrap_or("shell");
+    program.rsplit('/').next().unwrap_or(program).to_owned()
+}

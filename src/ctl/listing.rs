@@ -1,0 +1,122 @@
+//! `paddock ls` for people: one block per instance, one line per pane.
+
+use super::protocol::{InstanceInfo, PaneState};
+
+/// The table `paddock ls` prints. The focused pane is marked with `*`.
+pub fn format_listing(instances: &[InstanceInfo]) -> String {
+    if instances.is_empty() {
+        return "no paddock instance is running\n".into();
+    }
+    let mut out = String::new();
+    for instance in instances {
+        out.push_str(&format!("instance {}  {}\n", instance.pid, instance.socket.display()));
+        let mut rows = vec![[
+            "PANE".to_owned(),
+            "TAB".into(),
+            "THREAD".into(),
+            "PID".into(),
+            "SIZE".into(),
+            "STATUS".into(),
+            "COMMAND".into(),
+        ]];
+        for pane in &instance.panes {
+            let status = match (pane.status, pane.exit_code) {
+                (PaneState::Running, _) => "running".to_owned(),
+                (PaneState::Exited, Some(code)) => format!("exited {code}"),
+                (PaneState::Exited, None) => "killed".to_owned(),
+            };
+            rows.push([
+                format!("{}{}", pane.id, if pane.focused { "*" } else { "" }),
+                pane.tab.clone(),
+                pane.thread.clone().unwrap_or_else(|| "-".into()),
+                pane.pid.map_or_else(|| "-".into(), |p| p.to_string()),
+                format!("{}x{}", pane.cols, pane.rows),
+                status,
+                shell_words(&pane.command),
+            ]);
+        }
+        if instance.panes.is_empty() {
+            out.push_str("  (no panes)\n");
+            continue;
+        }
+        let widths: Vec<usize> = (0..7)
+            .map(|col| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in rows {
+            let mut line = String::from(" ");
+            for (col, cell) in row.iter().enumerate() {
+                line.push(' ');
+                line.push_str(cell);
+                if col + 1 < row.len() {
+                    let pad = widths[col] - cell.chars().count();
+                    line.push_str(&" ".repeat(pad + 1));
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A command as a shell would need it typed: words with spaces or quotes are quoted.
+fn shell_words(command: &[String]) -> String {
+    let quote = |word: &String| {
+        let plain = !word.is_empty()
+            && word.chars().all(|c| c.is_alphanumeric() || "-_./=:,+@%".contains(c));
+        if plain {
+            word.clone()
+        } else {
+            format!("'{}'", word.replace('\'', r"'\''"))
+        }
+    };
+    command.iter().map(quote).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctl::protocol::PaneInfo;
+
+    fn pane(id: u32, status: PaneState, exit_code: Option<i32>, focused: bool) -> PaneInfo {
+        PaneInfo {
+            id,
+            tab: "bash".into(),
+            thread: (id == 2).then(|| "reviewer".into()),
+            command: vec!["bash".into(), "-c".into(), "echo 'hi there'".into()],
+            pid: Some(100 + id),
+            cols: 80,
+            rows: 24,
+            status,
+            exit_code,
+            focused,
+            title: None,
+        }
+    }
+
+    #[test]
+    fn the_table_shows_each_pane_with_its_state() {
+        let instance = InstanceInfo {
+            pid: 42,
+            socket: "/run/user/1000/paddock/42.sock".into(),
+            panes: vec![
+                pane(1, PaneState::Running, None, true),
+                pane(2, PaneState::Exited, Some(3), false),
+                pane(13, PaneState::Exited, None, false),
+            ],
+        };
+        let expected = "\
+instance 42  /run/user/1000/paddock/42.sock
+  PANE TAB  THREAD   PID SIZE  STATUS   COMMAND
+  1*   bash -        101 80x24 running  bash -c 'echo '\\''hi there'\\'''
+  2    bash reviewer 102 80x24 exited 3 bash -c 'echo '\\''hi there'\\'''
+  13   bash -        113 80x24 killed   bash -c 'echo '\\''hi there'\\'''
+";
+        assert_eq!(format_listing(&[instance]), expected);
+    }
+
+    #[test]
+    fn no_instances_says_so() {
+        assert_eq!(format_listing(&[]), "no paddock instance is running\n");
+    }
+}

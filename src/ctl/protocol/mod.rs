@@ -1,0 +1,277 @@
+//! The control protocol: one JSON object per line each way, both carrying `"protocol": 1`.
+//!
+//! A request names its verb (`{"protocol":1,"verb":"send","pane":3,"keys":"C-c"}`); a reply
+//! says `ok` and carries either the verb's data or an `error` with a stable `code` and a message
+//! for people. Parsing never panics: any line gets either a `Request` or a `ProtocolError` that
+//! becomes an error reply. Replies are read leniently (unknown fields ignored) so later versions
+//! can add fields without breaking older clients.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version of this protocol. A request with another version is refused with a reply that
+/// says which version this instance speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The longest request line accepted, in bytes. Text sent to a pane counts, so this is generous.
+pub const MAX_REQUEST_BYTES: usize = 1 << 20;
+
+/// Every verb, for messages that list them.
+pub const VERBS: &[&str] =
+    &["ls", "new", "split", "send", "capture", "focus", "close", "kill", "resize", "stop"];
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "verb", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Request {
+    /// Describe this instance and every pane in it.
+    Ls,
+    /// Open a tab running `command` (empty: the user's shell).
+    New {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<PathBuf>,
+        #[serde(default)]
+        command: Vec<String>,
+    },
+    /// Split `pane`, running `command` (empty: the user's shell) in the new pane.
+    Split {
+        pane: u32,
+        direction: SplitDirection,
+        #[serde(default)]
+        command: Vec<String>,
+    },
+    /// Type into a pane: `text` literally, or `keys` as a key spec (`"echo hi Enter"`, `"C-c"`).
+    Send {
+        pane: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        keys: Option<String>,
+    },
+    /// The pane's screen as text (the `paddock replay` format), optionally after its scrollback.
+    Capture {
+        pane: u32,
+        #[serde(default)]
+        scrollback: bool,
+    },
+    Focus {
+        pane: u32,
+    },
+    /// Hang up the pane's process group, kill what is left after a grace period, remove it.
+    Close {
+        pane: u32,
+    },
+    /// Kill the pane's process group now; the pane stays, with its last screen, until closed.
+    Kill {
+        pane: u32,
+    },
+    /// Set one pane's size (headless instances, which have no window to lay panes out in).
+    Resize {
+        pane: u32,
+        cols: usize,
+        rows: usize,
+    },
+    /// End the instance: every pane is closed.
+    Stop,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitDirection {
+    Right,
+    Down,
+}
+
+/// Why a request line was not understood.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProtocolError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// Stable error codes: scripts match on these, people read the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Not JSON, or not a JSON object.
+    Malformed,
+    /// No protocol version, or one this instance does not speak.
+    Version,
+    UnknownVerb,
+    /// The verb is known but its fields are wrong.
+    BadRequest,
+    TooLarge,
+    NoSuchPane,
+    /// The request was understood but could not be carried out (a program that cannot start…).
+    Failed,
+    /// Too many connections at once.
+    Busy,
+    /// The peer runs as another user.
+    Refused,
+    /// The instance did not answer in time.
+    Timeout,
+    /// An error code from a newer instance that this client does not know.
+    #[serde(other)]
+    Other,
+}
+
+impl ProtocolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ProtocolError {
+        ProtocolError { code, message: message.into() }
+    }
+}
+
+/// Parse one request line (without its newline).
+pub fn parse_request(line: &[u8]) -> Result<Request, ProtocolError> {
+    let malformed = |what: String| ProtocolError::new(ErrorCode::Malformed, what);
+    let value: Value = serde_json::from_slice(line)
+        .map_err(|e| malformed(format!("the request is not valid JSON: {e}")))?;
+    let Value::Object(mut fields) = value else {
+        return Err(malformed("the request must be a JSON object".into()));
+    };
+    match fields.remove("protocol") {
+        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(PROTOCOL_VERSION)) => {}
+        Some(other) => {
+            return Err(ProtocolError::new(
+                ErrorCode::Version,
+                format!("protocol {other} is not spoken here; this instance speaks protocol {PROTOCOL_VERSION}"),
+            ))
+        }
+        None => {
+            return Err(ProtocolError::new(
+                ErrorCode::Version,
+                format!("the request has no \"protocol\" field (this instance speaks protocol {PROTOCOL_VERSION})"),
+            ))
+        }
+    }
+    match fields.get("verb") {
+        Some(Value::String(verb)) if VERBS.contains(&verb.as_str()) => {}
+        Some(Value::String(verb)) => {
+            return Err(ProtocolError::new(
+                ErrorCode::UnknownVerb,
+                format!("unknown verb {verb:?}; known verbs: {}", VERBS.join(", ")),
+            ))
+        }
+        _ => {
+            return Err(ProtocolError::new(
+                ErrorCode::BadRequest,
+                format!("the request needs a \"verb\" string, one of: {}", VERBS.join(", ")),
+            ))
+        }
+    }
+    let request: Request = serde_json::from_value(Value::Object(fields))
+        .map_err(|e| ProtocolError::new(ErrorCode::BadRequest, e.to_string()))?;
+    if let Request::Send { text, keys, .. } = &request {
+        if text.is_some() == keys.is_some() {
+            return Err(ProtocolError::new(
+                ErrorCode::BadRequest,
+                "send needs exactly one of \"text\" and \"keys\"",
+            ));
+        }
+    }
+    Ok(request)
+}
+
+/// A request as sent on the wire.
+pub fn encode_request(request: &Request) -> String {
+    #[derive(Serialize)]
+    struct Envelope<'a> {
+        protocol: u32,
+        #[serde(flatten)]
+        request: &'a Request,
+    }
+    let envelope = Envelope { protocol: PROTOCOL_VERSION, request };
+    // Serializing plain data with string keys cannot fail.
+    let mut line = serde_json::to_string(&envelope).unwrap_or_default();
+    line.push('\n');
+    line
+}
+
+/// One reply. Fields a verb does not use are absent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub protocol: u32,
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorBody>,
+    /// The new pane (`new`, `split`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane: Option<u32>,
+    /// The captured text (`capture`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// This instance and its panes (`ls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<InstanceInfo>,
+    /// How a closed pane's program ended (`close`): its exit code, or null after a signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<Option<i32>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Reply {
+    pub fn ok() -> Reply {
+        Reply { protocol: PROTOCOL_VERSION, ok: true, ..Reply::default() }
+    }
+
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Reply {
+        let error = Some(ErrorBody { code, message: message.into() });
+        Reply { protocol: PROTOCOL_VERSION, ok: false, error, ..Reply::default() }
+    }
+
+    /// The reply as one line, newline included.
+    pub fn to_line(&self) -> String {
+        let mut line = serde_json::to_string(self).unwrap_or_default();
+        line.push('\n');
+        line
+    }
+}
+
+impl From<ProtocolError> for Reply {
+    fn from(e: ProtocolError) -> Reply {
+        Reply::error(e.code, e.message)
+    }
+}
+
+/// One running instance, as `paddock ls --json` prints it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceInfo {
+    pub pid: u32,
+    pub socket: PathBuf,
+    pub panes: Vec<PaneInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneInfo {
+    pub id: u32,
+    pub tab: String,
+    pub thread: Option<String>,
+    pub command: Vec<String>,
+    pub pid: Option<u32>,
+    pub cols: usize,
+    pub rows: usize,
+    pub status: PaneState,
+    pub exit_code: Option<i32>,
+    pub focused: bool,
+    /// The title the program set (OSC 0/2), if any.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaneState {
+    Running,
+    Exited,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,248 @@
+//! The listening side: accept, check the peer, read bounded lines, hand requests to the app.
+//!
+//! Every connection gets its own thread with read and write timeouts, and there are at most
+//! [`MAX_CONNECTIONS`] of them, so no client can hang the listener or the app. A request
+//! reaches the app as a [`Call`]; the app answers it when it likes (from any thread).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use super::paths::{check_length, own_uid, probe, Liveness};
+use super::peer::{may_connect, peer_uid};
+use super::protocol::{parse_request, ErrorCode, Reply, Request, MAX_REQUEST_BYTES};
+use super::CtlError;
+
+/// Connections served at once; one more is told the instance is busy.
+const MAX_CONNECTIONS: usize = 64;
+/// A connection that sends nothing for this long is closed.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// A client that does not read its reply for this long is dropped.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a request may wait to be taken by the app, and then for its answer.
+const QUEUE_WAIT: Duration = Duration::from_secs(5);
+const ANSWER_WAIT: Duration = Duration::from_secs(15);
+
+/// A request for the app, with the way back to its client.
+pub struct Call {
+    pub request: Request,
+    reply: Sender<Answer>,
+}
+
+struct Answer {
+    reply: Reply,
+    /// Told once the reply is written, for an app that is about to exit.
+    written: Option<Sender<()>>,
+}
+
+impl Call {
+    pub fn answer(self, reply: Reply) {
+        // The client may have gone; that is its business.
+        let _ = self.reply.send(Answer { reply, written: None });
+    }
+
+    /// Answer, and wait (briefly) until the reply has been written to the client: for `stop`,
+    /// whose answer must leave before the process does.
+    pub fn answer_and_wait(self, reply: Reply) {
+        let (written, done) = crossbeam_channel::bounded(1);
+        if self.reply.send(Answer { reply, written: Some(written) }).is_ok() {
+            let _ = done.recv_timeout(Duration::from_secs(1));
+        }
+    }
+}
+
+/// A listening control socket. Dropping it stops listening and removes the socket file.
+pub struct ControlServer {
+    path: PathBuf,
+    calls: Receiver<Call>,
+    shutdown: Arc<AtomicBool>,
+}
+
+impl ControlServer {
+    /// Listen on `path`. A socket left there by a dead instance is replaced; a live one is not.
+    /// The caller makes sure the directory is private (see `prepare_socket_dir`).
+    pub fn bind(path: &Path) -> Result<ControlServer, CtlError> {
+        check_length(path)?;
+        if std::fs::symlink_metadata(path).is_ok() {
+            match probe(path) {
+                Liveness::Live => return Err(CtlError::InUse(path.to_owned())),
+                Liveness::Stale | Liveness::Unknown => {
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+        }
+        let bind_error = |source| CtlError::Bind { path: path.to_owned(), source };
+        let listener = UnixListener::bind(path).map_err(bind_error)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .map_err(bind_error)?;
+        let (sender, calls) = crossbeam_channel::bounded(64);
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let flag = shutdown.clone();
+        std::thread::Builder::new()
+            .name("ctl-listener".into())
+            .spawn(move || accept_loop(&listener, &sender, &flag))
+            .map_err(bind_error)?;
+        Ok(ControlServer { path: path.to_owned(), calls, shutdown })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Requests from clients, in arrival order per connection.
+    pub fn calls(&self) -> &Receiver<Call> {
+        &self.calls
+    }
+}
+
+impl Drop for ControlServer {
+    fn drop(&mut self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+        // Wake the listener so it sees the flag and ends.
+        let _ = UnixStream::connect(&self.path);
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicBool) {
+    let active = Arc::new(AtomicUsize::new(0));
+    let own = own_uid();
+    for stream in listener.incoming() {
+        if shutdown.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(mut stream) = stream else {
+            // Out of file descriptors, most likely: give the others time to finish.
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        // The refusal is a short line into an empty socket buffer: it cannot block.
+        match peer_uid(&stream) {
+            Ok(uid) if may_connect(uid, own) => {}
+            Ok(uid) => {
+                let message =
+                    format!("uid {uid} may not control this instance, which runs as uid {own}");
+                let _ = stream
+                    .write_all(Reply::error(ErrorCode::Refused, message).to_line().as_bytes());
+                continue;
+            }
+            Err(e) => {
+                let message = format!("cannot tell who is connecting: {e}");
+                let _ = stream
+                    .write_all(Reply::error(ErrorCode::Refused, message).to_line().as_bytes());
+                continue;
+            }
+        }
+        if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+            let message =
+                format!("the instance is serving {MAX_CONNECTIONS} connections; try again");
+            let _ = stream.write_all(Reply::error(ErrorCode::Busy, message).to_line().as_bytes());
+            continue;
+        }
+        let slot = ConnectionSlot::take(&active);
+        let calls = calls.clone();
+        let spawned = std::thread::Builder::new().name("ctl-connection".into()).spawn(move || {
+            let _slot = slot;
+            serve(stream, &calls);
+        });
+        if spawned.is_err() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// One counted connection; the count drops with it, however the thread ends.
+struct ConnectionSlot(Arc<AtomicUsize>);
+
+impl ConnectionSlot {
+    fn take(active: &Arc<AtomicUsize>) -> ConnectionSlot {
+        active.fetch_add(1, Ordering::SeqCst);
+        ConnectionSlot(active.clone())
+    }
+}
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn serve(stream: UnixStream, calls: &Sender<Call>) {
+    if stream.set_read_timeout(Some(IDLE_TIMEOUT)).is_err()
+        || stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err()
+    {
+        return;
+    }
+    let Ok(read_side) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(read_side);
+    let mut writer = stream;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let limit = MAX_REQUEST_BYTES as u64 + 1;
+        match (&mut reader).take(limit).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let complete = line.last() == Some(&b'\n');
+        if !complete && line.len() > MAX_REQUEST_BYTES {
+            let message = format!("the request is longer than {MAX_REQUEST_BYTES} bytes");
+            let _ =
+                writer.write_all(Reply::error(ErrorCode::TooLarge, message).to_line().as_bytes());
+            return;
+        }
+        let request = trim_line_end(&line);
+        if request.iter().all(u8::is_ascii_whitespace) {
+            if complete {
+                continue;
+            }
+            return;
+        }
+        let answer = match parse_request(request) {
+            Ok(request) => dispatch(request, calls),
+            Err(e) => Answer { reply: e.into(), written: None },
+        };
+        let sent =
+            writer.write_all(answer.reply.to_line().as_bytes()).and_then(|()| writer.flush());
+        if let Some(written) = answer.written {
+            let _ = written.send(());
+        }
+        // A last line without a newline (a client that wrote and shut down) still gets its answer.
+        if sent.is_err() || !complete {
+            return;
+        }
+    }
+}
+
+fn trim_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+fn dispatch(request: Request, calls: &Sender<Call>) -> Answer {
+    let (reply, answer) = crossbeam_channel::bounded(1);
+    let failed = |code, message: &str| Answer { reply: Reply::error(code, message), written: None };
+    if calls.send_timeout(Call { request, reply }, QUEUE_WAIT).is_err() {
+        return failed(
+            ErrorCode::Timeout,
+            "the instance is not taking requests (busy or stopping)",
+        );
+    }
+    match answer.recv_timeout(ANSWER_WAIT) {
+        Ok(answer) => answer,
+        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+            failed(ErrorCode::Timeout, "the instance did not answer in time")
+        }
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+            failed(ErrorCode::Failed, "the instance ended before answering")
+        }
+    }
+}

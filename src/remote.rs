@@ -1,0 +1,88 @@
+//! `paddock ls` and `paddock ctl`: requests to running instances, printed for people or scripts.
+
+use anyhow::Context;
+use serde::Serialize;
+
+use paddock::ctl::protocol::{InstanceInfo, Request, SplitDirection};
+use paddock::ctl::{format_listing, resolve_all, resolve_one, Client};
+
+use crate::cli::{CtlArgs, CtlVerb, LsArgs};
+use crate::print_stdout;
+
+#[derive(Serialize)]
+struct Listing<'a> {
+    instances: &'a [InstanceInfo],
+}
+
+pub fn ls(args: &LsArgs) -> anyhow::Result<()> {
+    let sockets = resolve_all(args.socket.as_deref())?;
+    let explicit = sockets.len() == 1 && args.socket.is_some();
+    let mut instances = Vec::new();
+    for socket in sockets {
+        let answer = Client::connect(&socket).and_then(|mut client| client.call(&Request::Ls));
+        match answer {
+            Ok(reply) => instances.extend(reply.instance),
+            // One instance asked for by name must answer; of several found, the others still count.
+            Err(e) if explicit => return Err(e.into()),
+            Err(e) => eprintln!("paddock ls: skipping {}: {e}", socket.display()),
+        }
+    }
+    let out = if args.json {
+        let mut json = serde_json::to_string(&Listing { instances: &instances })?;
+        json.push('\n');
+        json
+    } else {
+        format_listing(&instances)
+    };
+    print_stdout(&out)
+}
+
+pub fn ctl(args: CtlArgs) -> anyhow::Result<()> {
+    let socket = resolve_one(args.socket.as_deref())?;
+    let request = request_for(args.verb);
+    let mut client = Client::connect(&socket)?;
+    let reply = client.call(&request).with_context(|| describe(&request))?;
+    match request {
+        Request::New { .. } | Request::Split { .. } => {
+            let pane = reply.pane.context("the instance did not say which pane it opened")?;
+            print_stdout(&format!("{pane}\n"))
+        }
+        Request::Capture { .. } => print_stdout(&reply.text.unwrap_or_default()),
+        _ => Ok(()),
+    }
+}
+
+fn request_for(verb: CtlVerb) -> Request {
+    match verb {
+        CtlVerb::New { thread, cwd, command } => Request::New { thread, cwd, command },
+        CtlVerb::Split { pane, right, down: _, command } => {
+            let direction = if right { SplitDirection::Right } else { SplitDirection::Down };
+            Request::Split { pane: pane.pane, direction, command }
+        }
+        CtlVerb::Send { pane, text, keys } => Request::Send { pane: pane.pane, text, keys },
+        CtlVerb::Capture { pane, scrollback } => Request::Capture { pane: pane.pane, scrollback },
+        CtlVerb::Focus(pane) => Request::Focus { pane: pane.pane },
+        CtlVerb::Close(pane) => Request::Close { pane: pane.pane },
+        CtlVerb::Kill(pane) => Request::Kill { pane: pane.pane },
+        CtlVerb::Resize { pane, size } => {
+            Request::Resize { pane: pane.pane, cols: size.cols, rows: size.lines }
+        }
+        CtlVerb::Stop => Request::Stop,
+    }
+}
+
+/// What failed, for the error message: "cannot send to pane 3".
+fn describe(request: &Request) -> String {
+    match request {
+        Request::Ls => "cannot list panes".into(),
+        Request::New { .. } => "cannot open a tab".into(),
+        Request::Split { pane, .. } => format!("cannot split pane {pane}"),
+        Request::Send { pane, .. } => format!("cannot send to pane {pane}"),
+        Request::Capture { pane, .. } => format!("cannot capture pane {pane}"),
+        Request::Focus { pane } => format!("cannot focus pane {pane}"),
+        Request::Close { pane } => format!("cannot close pane {pane}"),
+        Request::Kill { pane } => format!("cannot kill pane {pane}"),
+        Request::Resize { pane, .. } => format!("cannot resize pane {pane}"),
+        Request::Stop => "cannot stop the instance".into(),
+    }
+}

@@ -1,0 +1,246 @@
+//! The control socket under abuse, finding instances, and stopping them.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{alive, socket_exists, text, wait_for, Runtime};
+
+/// Send raw bytes on one connection and read one reply line.
+fn raw_exchange(stream: &mut UnixStream, bytes: &[u8]) -> Value {
+    stream.write_all(bytes).expect("write");
+    let mut line = String::new();
+    BufReader::new(stream.try_clone().expect("clone")).read_line(&mut line).expect("read reply");
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("reply {line:?} is not JSON: {e}"))
+}
+
+fn connect(path: &std::path::Path) -> UnixStream {
+    let stream = UnixStream::connect(path).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    stream
+}
+
+#[test]
+fn hostile_requests_get_json_errors_and_the_instance_keeps_running() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(&["-e", "sh", "-c", "echo alive; sleep 1000"]);
+    let cases: &[(&[u8], &str)] = &[
+        (b"this is not json\n", "malformed"),
+        (b"\xff\xfe\x00\x01\n", "malformed"),
+        (b"[1,2,3]\n", "malformed"),
+        (b"{\"verb\":\"ls\"}\n", "version"),
+        (b"{\"protocol\":99,\"verb\":\"ls\"}\n", "version"),
+        (b"{\"protocol\":1,\"verb\":\"format-disk\"}\n", "unknown_verb"),
+        (b"{\"protocol\":1,\"verb\":\"capture\",\"pane\":999}\n", "no_such_pane"),
+        (b"{\"protocol\":1,\"verb\":\"send\",\"pane\":999,\"text\":\"x\"}\n", "no_such_pane"),
+        (b"{\"protocol\":1,\"verb\":\"send\",\"pane\":1,\"keys\":\"C-\"}\n", "bad_request"),
+        (b"{\"protocol\":1,\"verb\":\"resize\",\"pane\":1,\"cols\":0,\"rows\":5}\n", "bad_request"),
+        (
+            b"{\"protocol\":1,\"verb\":\"resize\",\"pane\":1,\"cols\":99999,\"rows\":5}\n",
+            "bad_request",
+        ),
+        (b"{\"protocol\":1,\"verb\":\"new\",\"command\":[\"/no/such/program\"]}\n", "failed"),
+        (b"{\"protocol\":1,\"verb\":\"new\",\"cwd\":\"/no/such/dir\"}\n", "failed"),
+        (
+            b"{\"protocol\":1,\"verb\":\"split\",\"pane\":7,\"direction\":\"right\"}\n",
+            "no_such_pane",
+        ),
+    ];
+    // All on one connection: an error does not end the conversation.
+    let mut stream = connect(&instance.socket);
+    for (bytes, code) in cases {
+        let reply = raw_exchange(&mut stream, bytes);
+        assert_eq!(reply["ok"], false, "{}", text(bytes));
+        assert_eq!(reply["protocol"], 1);
+        assert_eq!(reply["error"]["code"], *code, "{}: {reply}", text(bytes));
+        assert!(!reply["error"]["message"].as_str().unwrap_or("").is_empty());
+    }
+    let nested = format!("{}\n", "[".repeat(1_000_000 - 1));
+    assert_eq!(raw_exchange(&mut stream, nested.as_bytes())["error"]["code"], "malformed");
+
+    // Oversized: an error, then the connection is closed.
+    let mut big = connect(&instance.socket);
+    let huge = vec![b'a'; 3 << 20];
+    let _ = big.write_all(&huge);
+    let mut reply = String::new();
+    let _ = BufReader::new(&big).read_line(&mut reply);
+    assert!(reply.contains("\"too_large\""), "{reply}");
+
+    // Clients that stop halfway, or connect and say nothing, hold only themselves up.
+    let mut half = connect(&instance.socket);
+    half.write_all(b"{\"protocol\":1,\"ver").expect("write");
+    let silent: Vec<UnixStream> = (0..20).map(|_| connect(&instance.socket)).collect();
+    drop(half);
+
+    // Through all of that the instance answers and its pane runs.
+    assert_eq!(instance.pane(1)["status"], "running");
+    assert!(instance.capture("1").contains("alive"));
+    let ok = raw_exchange(&mut stream, b"{\"protocol\":1,\"verb\":\"ls\"}\n");
+    assert_eq!(ok["ok"], true);
+    assert_eq!(ok["instance"]["panes"][0]["id"], 1);
+    drop(silent);
+}
+
+#[test]
+fn a_last_request_without_a_newline_is_still_answered() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(&["-e", "sleep", "1000"]);
+    let mut stream = connect(&instance.socket);
+    stream.write_all(b"{\"protocol\":1,\"verb\":\"ls\"}").expect("write");
+    stream.shutdown(std::net::Shutdown::Write).expect("shutdown");
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).expect("read");
+    assert!(reply.starts_with("{\"protocol\":1,\"ok\":true"), "{reply}");
+}
+
+#[test]
+fn the_socket_is_private() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(&["-e", "sleep", "1000"]);
+    let mode = |path: &std::path::Path| {
+        std::fs::metadata(path).expect("metadata").permissions().mode() & 0o777
+    };
+    assert_eq!(mode(&instance.socket), 0o600);
+    assert_eq!(mode(instance.socket.parent().expect("dir")), 0o700);
+}
+
+#[test]
+fn another_user_is_refused() {
+    // SAFETY: getuid cannot fail.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("SKIPPED another_user_is_refused: switching users needs root (CI runs as root)");
+        return;
+    }
+    let runtime = Runtime::new();
+    let instance = runtime.start(&["-e", "sleep", "1000"]);
+    // Open the way on purpose (as a careless chmod would), so only the uid check stands.
+    for dir in [runtime.dir.as_path(), instance.socket.parent().expect("dir")] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711)).expect("chmod");
+    }
+    std::fs::set_permissions(&instance.socket, std::fs::Permissions::from_mode(0o666))
+        .expect("chmod");
+    use std::os::unix::process::CommandExt;
+    let out = std::process::Command::new(super::PADDOCK)
+        .args(["ls", "--socket"])
+        .arg(&instance.socket)
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .expect("run paddock as nobody");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("uid 65534 may not control this instance"), "{stderr}");
+    // And the instance is unharmed.
+    assert_eq!(instance.pane(1)["status"], "running");
+}
+
+#[test]
+fn finding_instances_none_one_several_and_stale() {
+    let runtime = Runtime::new();
+    let none = runtime.paddock(&["ls"]).output().expect("ls");
+    assert!(none.status.success());
+    assert_eq!(text(&none.stdout), "no paddock instance is running\n");
+    let none = runtime.paddock(&["ls", "--json"]).output().expect("ls");
+    assert_eq!(text(&none.stdout), "{\"instances\":[]}\n");
+    let ctl = runtime.paddock(&["ctl", "capture", "--pane", "1"]).output().expect("ctl");
+    assert_eq!(ctl.status.code(), Some(1));
+    assert!(text(&ctl.stderr).contains("no paddock instance is running"));
+
+    // A socket left by a dead instance is removed when instances are looked for.
+    let dir = runtime.dir.join("paddock");
+    let first = runtime.start(&["-e", "sleep", "1000"]);
+    let stale = dir.join("4000000.sock");
+    drop(UnixListener::bind(&stale).expect("bind"));
+    assert!(socket_exists(&stale));
+    let ls = runtime.paddock(&["ls", "--json"]).output().expect("ls");
+    let ls: Value = serde_json::from_slice(&ls.stdout).expect("json");
+    assert_eq!(ls["instances"].as_array().map(Vec::len), Some(1));
+    assert!(!socket_exists(&stale), "the stale socket is gone");
+    let found = runtime.paddock(&["ctl", "send", "--pane", "1", "--text", "x"]).output();
+    assert!(found.expect("ctl").status.success(), "the only instance is found");
+
+    let second = runtime.start(&["-e", "sleep", "1000"]);
+    let ls = runtime.paddock(&["ls", "--json"]).output().expect("ls");
+    let ls: Value = serde_json::from_slice(&ls.stdout).expect("json");
+    assert_eq!(ls["instances"].as_array().map(Vec::len), Some(2), "ls shows every instance");
+    let ctl = runtime.paddock(&["ctl", "capture", "--pane", "1"]).output().expect("ctl");
+    let stderr = text(&ctl.stderr);
+    assert_eq!(ctl.status.code(), Some(1));
+    assert!(stderr.contains("several paddock instances are running"), "{stderr}");
+    assert!(stderr.contains(first.socket.to_str().unwrap()), "{stderr}");
+    assert!(stderr.contains(second.socket.to_str().unwrap()), "{stderr}");
+    // $PADDOCK_SOCKET picks one, as it does for programs inside a pane.
+    let picked = runtime
+        .paddock(&["ctl", "capture", "--pane", "1"])
+        .env("PADDOCK_SOCKET", &second.socket)
+        .output()
+        .expect("ctl");
+    assert!(picked.status.success(), "{}", text(&picked.stderr));
+}
+
+#[test]
+fn panes_know_their_instance_and_can_drive_it() {
+    let runtime = Runtime::new();
+    let script = format!(
+        "{} ctl split --right -- sh -c 'echo from-the-split; sleep 1000'; echo \"split=$?\"; sleep 1000",
+        super::PADDOCK
+    );
+    let instance = runtime.start(&["-e", "sh", "-c", &script]);
+    instance.wait_for_text("1", "split=0");
+    instance.wait_for_text("2", "from-the-split");
+}
+
+#[test]
+fn stop_and_signals_end_the_instance_and_its_panes() {
+    let runtime = Runtime::new();
+    let mut instance = runtime.start(&["-e", "sleep", "1000"]);
+    instance.ctl(&["split", "--pane", "1", "--down", "--", "sleep", "1000"]);
+    let pids: Vec<i64> = instance.ls()["instances"][0]["panes"]
+        .as_array()
+        .map(|panes| panes.iter().filter_map(|p| p["pid"].as_i64()).collect())
+        .unwrap_or_default();
+    assert_eq!(pids.len(), 2);
+    instance.ctl(&["stop"]);
+    assert_eq!(instance.wait_exit(), Some(0));
+    assert!(pids.iter().all(|pid| !alive(*pid)), "every pane's program ended");
+    assert!(!socket_exists(&instance.socket));
+
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let mut instance = runtime.start(&["-e", "sleep", "1000"]);
+        let pid = instance.pane(1)["pid"].as_i64().expect("pid");
+        // SAFETY: kill(2) on our own child.
+        unsafe {
+            libc::kill(instance.child.id() as i32, signal);
+        }
+        assert_eq!(instance.wait_exit(), Some(0), "signal {signal}");
+        wait_for("the pane's program to end", || !alive(pid));
+        assert!(!socket_exists(&instance.socket));
+    }
+}
+
+#[test]
+fn bad_arguments_get_clear_messages() {
+    let runtime = Runtime::new();
+    let cases: &[(&[&str], &str)] = &[
+        (&["ctl", "send", "--pane", "1"], "--text"),
+        (&["ctl", "send", "--pane", "x", "--text", "a"], "invalid value 'x'"),
+        (&["ctl", "resize", "--pane", "1", "--size", "0x5"], "out of range"),
+        (&["ctl", "split", "--pane", "1"], "--right"),
+        (&["ctl", "frobnicate"], "unrecognized subcommand"),
+        (&["--headless", "--size", "80"], "COLSxROWS"),
+    ];
+    for (args, message) in cases {
+        let out = runtime.paddock(args).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains(message), "{args:?}: {}", text(&out.stderr));
+    }
+    let windowed = runtime.paddock(&[]).output().expect("run");
+    assert_eq!(windowed.status.code(), Some(2));
+    assert!(text(&windowed.stderr).contains("--headless"));
+    let missing = runtime.paddock(&["--headless", "-e", "/no/such/program"]).output().expect("run");
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr).contains("/no/such/program"), "{}", text(&missing.stderr));
+}
