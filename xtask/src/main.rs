@@ -5,6 +5,10 @@
 //! - `bless`: rewrite the expected files the tests compare against (tests/data/divergences).
 //! - `bench`: run the parse benchmark (paddock and alacritty_terminal in one run) and print the
 //!   throughput table with ratios, as committed in benches/README.md.
+//! - `bench-panes`: headless panes end to end beside tmux (throughput of `cat`, memory of 8
+//!   full panes); see `panes_bench`.
+
+mod panes_bench;
 
 use std::process::Command;
 
@@ -13,9 +17,11 @@ use anyhow::{bail, Context, Result};
 /// Targets type-checked besides the host, so macOS and Windows code keeps compiling.
 const CROSS_TARGETS: &[&str] = &["aarch64-apple-darwin", "x86_64-pc-windows-msvc"];
 
-/// Debian packages the test suite needs. The terminal core needs none; later parts (PTYs,
-/// keychain, GPU) add theirs here.
-const APT_PACKAGES: &[&str] = &[];
+/// Debian packages the test suite needs: the programs the headless end-to-end tests run in real
+/// PTYs (bash, vim, tput from ncurses-bin, coreutils' yes/head/stty/sleep), and tmux and
+/// util-linux `script` (bsdutils), the peer and the floor of the pane throughput benchmark.
+/// Later parts (keychain, GPU) add theirs.
+const APT_PACKAGES: &[&str] = &["bash", "coreutils", "ncurses-bin", "vim", "tmux", "bsdutils"];
 
 fn main() -> Result<()> {
     let task = std::env::args().nth(1).unwrap_or_default();
@@ -23,11 +29,13 @@ fn main() -> Result<()> {
         "ci" => ci(),
         "bless" => bless(),
         "bench" => bench(),
+        "bench-panes" => panes_bench::run(&workspace_root()),
         _ => {
-            eprintln!("usage: cargo xtask <ci|bless|bench>");
+            eprintln!("usage: cargo xtask <ci|bless|bench|bench-panes>");
             eprintln!("  ci     install test prerequisites and run every check");
             eprintln!("  bless  rewrite expected test output files");
             eprintln!("  bench  run the parse benchmark and print the table with ratios");
+            eprintln!("  bench-panes  headless panes beside tmux: cat throughput, memory");
             std::process::exit(2);
         }
     }
@@ -150,4 +158,8 @@ fn install_apt_packages(packages: &[&str]) -> Result<()> {
         c.env("DEBIAN_FRONTEND", "noninteractive");
         c
     })
+}
+
+fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
