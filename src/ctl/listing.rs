@@ -107,10 +107,10 @@ mod tests {
         };
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
-  PANE TAB  THREAD   PID SIZE  STATUS   COMMAND
-  1*   bash -        101 80x24 running  bash -c 'echo '\\''hi there'\\'''
-  2    bash reviewer 102 80x24 exited 3 bash -c 'echo '\\''hi there'\\'''
-  13   bash -        113 80x24 killed   bash -c 'echo '\\''hi there'\\'''
+  PANE  TAB   THREAD    PID  SIZE   STATUS    COMMAND
+  1*    bash  -         101  80x24  running   bash -c 'echo '\\''hi there'\\'''
+  2     bash  reviewer  102  80x24  exited 3  bash -c 'echo '\\''hi there'\\'''
+  13    bash  -         113  80x24  killed    bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
     }

@@ -71,14 +71,9 @@ impl Grid {
         let region_rows = &mut self.rows[region.clone()];
         if let (Some(history), 0) = (history, region.start) {
             for row in &mut region_rows[..n] {
-                let gone = std::mem::replace(row, Row::new(0, blank));
-                *row = match history.push(gone) {
-                    Some(mut recycled) => {
-                        recycled.resize(self.cols, blank);
-                        recycled
-                    }
-                    None => Row::new(self.cols, blank),
-                };
+                // The scrollback packs a copy and hands the row back; it is blanked below.
+                let gone = std::mem::take(row);
+                *row = history.push(gone);
             }
         }
         region_rows.rotate_left(n);

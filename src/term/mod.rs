@@ -17,6 +17,7 @@ mod grid;
 mod modes;
 mod osc;
 mod osc_guard;
+mod packed;
 mod perform;
 mod resize;
 mod row;

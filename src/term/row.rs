@@ -25,6 +25,16 @@ impl Row {
         Row { cells, marks: Vec::new() }
     }
 
+    /// A row from its cells and marks; the `MARKS` flags must already match the marks.
+    pub(crate) fn from_parts(cells: Vec<Cell>, marks: Vec<(u16, char)>) -> Row {
+        Row { cells, marks }
+    }
+
+    /// Every combining mark as (column, mark), in arrival order.
+    pub(crate) fn all_marks(&self) -> &[(u16, char)] {
+        &self.marks
+    }
+
     /// The row's text continues on the next row: it was wrapped, not ended by a newline. The
     /// mark is a flag on the last cell (as in Alacritty), so whatever rewrites, erases or moves
     /// that cell ends or moves the wrap with it.

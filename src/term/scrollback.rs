@@ -1,15 +1,18 @@
 //! Scrollback: a bounded ring of the rows that scrolled off the top of the primary screen.
 //!
-//! Invariant: never more than `limit` rows. A row evicted from the front is handed back to the
-//! caller for reuse as a fresh screen row, so steady scrolling allocates nothing.
+//! Rows are stored packed (see `packed`): a row is packed as it enters and handed straight
+//! back to the caller for reuse as a fresh screen row, so steady scrolling allocates only the
+//! packed copy. Invariant: never more than `limit` rows.
 
 use std::collections::VecDeque;
 
+use super::cell::StyleId;
+use super::packed::PackedRow;
 use super::row::Row;
 
 #[derive(Debug, Default)]
 pub struct Scrollback {
-    rows: VecDeque<Row>,
+    rows: VecDeque<PackedRow>,
     limit: usize,
 }
 
@@ -27,45 +30,57 @@ impl Scrollback {
         self.rows.len()
     }
 
-    /// Append a row; returns the row that fell off the front (or `row` itself when the limit is
-    /// zero) so its allocation can be reused.
-    pub fn push(&mut self, row: Row) -> Option<Row> {
+    /// Append a row (the oldest falls off past the limit); returns `row` itself, whose
+    /// allocation the caller reuses.
+    pub fn push(&mut self, row: Row) -> Row {
         if self.limit == 0 {
-            return Some(row);
+            return row;
         }
-        let evicted = if self.rows.len() >= self.limit { self.rows.pop_front() } else { None };
-        self.rows.push_back(row);
-        evicted
+        if self.rows.len() >= self.limit {
+            self.rows.pop_front();
+        }
+        self.rows.push_back(PackedRow::pack(&row));
+        row
     }
 
-    /// Row `i`, counting from the oldest (0).
-    pub fn get(&self, i: usize) -> Option<&Row> {
-        self.rows.get(i)
+    /// Row `i`, counting from the oldest (0), unpacked.
+    pub fn get(&self, i: usize) -> Option<Row> {
+        self.rows.get(i).map(PackedRow::unpack)
     }
 
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Row> + ExactSizeIterator {
-        self.rows.iter()
+    /// Every row, oldest first, unpacked one at a time.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Row> + ExactSizeIterator + '_ {
+        self.rows.iter().map(PackedRow::unpack)
     }
 
-    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Row> {
-        self.rows.iter_mut()
+    /// Every style a row uses (for style-table compaction), without unpacking.
+    pub(crate) fn styles(&self) -> impl Iterator<Item = StyleId> + '_ {
+        self.rows.iter().flat_map(|r| r.runs().map(|(style, _)| style))
+    }
+
+    pub(crate) fn remap_styles(&mut self, remap: &[StyleId]) {
+        self.rows.iter_mut().for_each(|r| r.remap_styles(remap));
+    }
+
+    /// Bytes held by the rows (packed data and headers).
+    pub fn heap_bytes(&self) -> usize {
+        self.rows.iter().map(PackedRow::heap_bytes).sum()
     }
 
     pub fn clear(&mut self) {
         self.rows.clear();
     }
 
-    /// Take every row out, oldest first (resize rebuilds them).
+    /// Take every row out, oldest first, unpacked (resize rebuilds them).
     pub(crate) fn drain_all(&mut self) -> Vec<Row> {
-        self.rows.drain(..).collect()
+        self.rows.drain(..).map(|r| r.unpack()).collect()
     }
 
     /// Replace the contents with `rows` (oldest first), keeping only the newest `limit`.
-    pub(crate) fn refill(&mut self, rows: impl IntoIterator<Item = Row>) {
+    pub(crate) fn refill(&mut self, rows: Vec<Row>) {
         self.rows.clear();
-        self.rows.extend(rows);
-        let excess = self.rows.len().saturating_sub(self.limit);
-        self.rows.drain(..excess);
+        let skip = rows.len().saturating_sub(self.limit);
+        self.rows.extend(rows[skip..].iter().map(PackedRow::pack));
     }
 }
 
@@ -75,19 +90,22 @@ mod tests {
     use crate::term::cell::Cell;
 
     #[test]
-    fn the_ring_is_bounded_and_recycles_the_oldest_row() {
+    fn the_ring_is_bounded_and_hands_the_row_back() {
         let mut sb = Scrollback::new(2);
         let row = |c: char| {
             let mut r = Row::new(1, Cell::default());
             r.set(0, Cell::new(c, 0, Default::default()));
             r
         };
-        assert!(sb.push(row('a')).is_none());
-        assert!(sb.push(row('b')).is_none());
-        let evicted = sb.push(row('c')).expect("oldest row comes back");
-        assert_eq!(evicted.cell(0).ch(), 'a');
+        assert_eq!(sb.push(row('a')).cell(0).ch(), 'a');
+        sb.push(row('b'));
+        sb.push(row('c'));
         assert_eq!(sb.len(), 2);
         assert_eq!(sb.get(0).map(|r| r.cell(0).ch()), Some('b'));
-        assert!(Scrollback::new(0).push(row('x')).is_some());
+        assert_eq!(sb.get(1).map(|r| r.cell(0).ch()), Some('c'));
+        assert_eq!(Scrollback::new(0).push(row('x')).cell(0).ch(), 'x');
+        sb.refill(vec![row('d'), row('e'), row('f')]);
+        let kept: Vec<char> = sb.iter().map(|r| r.cell(0).ch()).collect();
+        assert_eq!(kept, ['e', 'f']);
     }
 }

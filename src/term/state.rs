@@ -586,9 +586,7 @@ impl State {
                 pen.blank.map(&mut mark);
             }
         }
-        for row in self.scrollback.iter() {
-            row.cells().iter().for_each(|c| mark(c.style()));
-        }
+        self.scrollback.styles().for_each(&mut mark);
         let remap = self.styles.compact(&live);
         let styles = &self.styles;
         let fix = |pen: &mut Pen| {
@@ -602,6 +600,6 @@ impl State {
             fix(&mut screen.cursor.pen);
             fix(&mut screen.saved.pen);
         }
-        self.scrollback.iter_mut().for_each(|r| r.remap_styles(&remap));
+        self.scrollback.remap_styles(&remap);
     }
 }

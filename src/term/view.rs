@@ -58,7 +58,7 @@ impl Terminal {
     }
 
     /// A scrollback row, 0 being the oldest.
-    pub fn scrollback_row(&self, index: usize) -> Option<&Row> {
+    pub fn scrollback_row(&self, index: usize) -> Option<Row> {
         self.state.scrollback.get(index)
     }
 
@@ -120,7 +120,7 @@ impl Terminal {
     pub fn scrollback_text(&self) -> String {
         let mut out = String::new();
         for row in self.state.scrollback.iter() {
-            out.push_str(&row_text(row));
+            out.push_str(&row_text(&row));
             out.push('\n');
         }
         out
@@ -128,7 +128,7 @@ impl Terminal {
 
     /// Bytes used by the scrollback's rows (cells, row headers and marks), for memory reports.
     pub fn scrollback_bytes(&self) -> usize {
-        self.state.scrollback.iter().map(Row::heap_bytes).sum()
+        self.state.scrollback.heap_bytes()
     }
 }
 

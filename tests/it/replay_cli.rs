@@ -78,8 +78,11 @@ fn bad_input_gets_a_clear_message_and_exit_code_2() {
 }
 
 #[test]
-fn without_a_command_it_prints_help() {
-    let out = paddock(&[]);
+fn help_lists_the_commands() {
+    let out = paddock(&["--help"]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("replay"));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for command in ["replay", "ls", "ctl", "--headless", "--exit-with-child"] {
+        assert!(help.contains(command), "{command} in {help}");
+    }
 }
