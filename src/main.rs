@@ -55,7 +55,8 @@ fn run_headless(args: RunArgs) -> ExitCode {
         exit_with_child: args.exit_with_child,
         size: args.size,
         scrollback_lines: args.scrollback,
-        socket: args.listen,
+        // Panes get this path as PADDOCK_SOCKET and may run elsewhere: make it absolute.
+        socket: args.listen.map(|p| std::path::absolute(&p).unwrap_or(p)),
     };
     match paddock::app::headless::run(options) {
         Ok(code) => ExitCode::from(code),

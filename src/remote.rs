@@ -54,7 +54,11 @@ pub fn ctl(args: CtlArgs) -> anyhow::Result<()> {
 
 fn request_for(verb: CtlVerb) -> Request {
     match verb {
-        CtlVerb::New { thread, cwd, command } => Request::New { thread, cwd, command },
+        CtlVerb::New { thread, cwd, command } => {
+            // The instance runs elsewhere: a relative directory means the caller's.
+            let cwd = cwd.map(|dir| std::path::absolute(&dir).unwrap_or(dir));
+            Request::New { thread, cwd, command }
+        }
         CtlVerb::Split { pane, right, down: _, command } => {
             let direction = if right { SplitDirection::Right } else { SplitDirection::Down };
             Request::Split { pane: pane.pane, direction, command }

@@ -98,7 +98,9 @@ fn answer(workspace: &mut Workspace, call: Call, closing: &mut Vec<JoinHandle<()
             // The grace period runs on its own thread; everyone else keeps being answered.
             let handle = std::thread::spawn(move || {
                 let status = session.close();
-                call.answer(Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() });
+                // The instance may be about to exit (`--exit-with-child`): see the reply out.
+                let reply = Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() };
+                call.answer_and_wait(reply);
             });
             closing.push(handle);
         }

@@ -5,12 +5,14 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::paths::{check_length, live_instances, socket_dir};
+use super::paths::{check_length, live_instances, own_uid, socket_dir};
+use super::peer::{may_connect, peer_uid};
 use super::protocol::{encode_request, Reply, Request};
 use super::CtlError;
 
-/// Longer than the server's own wait for the app, so its timeout reply arrives first.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
+/// Longer than the server's own waits for the app (5 s to take a request, 15 s to answer), so
+/// its timeout reply arrives first.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 /// A capture of a full scrollback at 4096 columns stays well under this.
 const MAX_REPLY_BYTES: u64 = 512 << 20;
 
@@ -25,6 +27,12 @@ impl Client {
         check_length(path)?;
         let connect_error = |source| CtlError::Connect { path: path.to_owned(), source };
         let writer = UnixStream::connect(path).map_err(connect_error)?;
+        // What we send (keys typed into panes) must reach our own instance and nobody else's:
+        // a socket path can be taken over by another user once its instance is gone.
+        let (uid, own) = (peer_uid(&writer).map_err(connect_error)?, own_uid());
+        if !may_connect(uid, own) {
+            return Err(CtlError::NotOurs { path: path.to_owned(), uid, own });
+        }
         writer.set_read_timeout(Some(REPLY_TIMEOUT)).map_err(connect_error)?;
         writer.set_write_timeout(Some(REPLY_TIMEOUT)).map_err(connect_error)?;
         let reader = BufReader::new(writer.try_clone().map_err(connect_error)?);
@@ -39,7 +47,8 @@ impl Client {
     pub fn call(&mut self, request: &Request) -> Result<Reply, CtlError> {
         // An instance that refuses us says why and hangs up, perhaps before our request is
         // written: then its answer is still there to read, and it says more than EPIPE.
-        let written = self.writer.write_all(encode_request(request).as_bytes());
+        let line = encode_request(request).map_err(|e| CtlError::Encode(e.to_string()))?;
+        let written = self.writer.write_all(line.as_bytes());
         let mut line = Vec::new();
         let read = (&mut self.reader).take(MAX_REPLY_BYTES).read_until(b'\n', &mut line);
         match (read, written) {

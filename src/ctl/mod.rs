@@ -42,6 +42,14 @@ pub enum CtlError {
     PathTooLong(PathBuf),
     #[error("another paddock instance is listening on {0}")]
     InUse(PathBuf),
+    #[error("{0} exists and is not a socket; paddock will not replace it")]
+    NotASocket(PathBuf),
+    #[error(
+        "the socket at {path} belongs to uid {uid}, not to you (uid {own}); not talking to it"
+    )]
+    NotOurs { path: PathBuf, uid: u32, own: u32 },
+    #[error("cannot send this request: {0}")]
+    Encode(String),
     #[error("cannot listen on {path}: {source}")]
     Bind { path: PathBuf, source: std::io::Error },
     #[error("cannot reach the paddock instance at {path}: {source}")]

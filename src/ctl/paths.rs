@@ -16,9 +16,13 @@ const MAX_SOCKET_PATH: usize = 100;
 
 /// The directory for this user's control sockets: $XDG_RUNTIME_DIR/paddock, or
 /// `<temp dir>/paddock-<uid>` when there is no runtime directory.
+/// A runtime directory that is not the user's own (`sudo -E` keeps the invoking user's) is
+/// not used, so that root never creates a directory there that the user cannot use later.
 pub fn socket_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
-        Some(runtime) if runtime.is_absolute() => runtime.join("paddock"),
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    let ours = |dir: &Path| std::fs::metadata(dir).is_ok_and(|m| m.uid() == own_uid());
+    match runtime {
+        Some(runtime) if runtime.is_absolute() && ours(&runtime) => runtime.join("paddock"),
         _ => std::env::temp_dir().join(format!("paddock-{}", own_uid())),
     }
 }

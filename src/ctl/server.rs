@@ -4,13 +4,13 @@
 //! [`MAX_CONNECTIONS`] of them, so no client can hang the listener or the app. A request
 //! reaches the app as a [`Call`]; the app answers it when it likes (from any thread).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -69,18 +69,29 @@ impl ControlServer {
     /// The caller makes sure the directory is private (see `prepare_socket_dir`).
     pub fn bind(path: &Path) -> Result<ControlServer, CtlError> {
         check_length(path)?;
-        if std::fs::symlink_metadata(path).is_ok() {
-            match probe(path) {
-                Liveness::Live => return Err(CtlError::InUse(path.to_owned())),
-                Liveness::Stale | Liveness::Unknown => {
-                    let _ = std::fs::remove_file(path);
-                }
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            // Only a socket nobody answers on may be replaced; never a file that happens to
+            // be in the way (`--listen notes.txt`).
+            if !meta.file_type().is_socket() {
+                return Err(CtlError::NotASocket(path.to_owned()));
+            }
+            if probe(path) != Liveness::Stale {
+                return Err(CtlError::InUse(path.to_owned()));
             }
         }
+        // Listen under a private name first and rename into place, so the socket appears
+        // already listening with its final mode: a client probing it in between would
+        // otherwise find it refusing and remove it as stale.
         let bind_error = |source| CtlError::Bind { path: path.to_owned(), source };
-        let listener = UnixListener::bind(path).map_err(bind_error)?;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .map_err(bind_error)?;
+        let staging = staging_path(path);
+        let _ = std::fs::remove_file(&staging);
+        let listener = UnixListener::bind(&staging).map_err(bind_error)?;
+        let placed = std::fs::set_permissions(&staging, std::fs::Permissions::from_mode(0o600))
+            .and_then(|()| std::fs::rename(&staging, path));
+        if let Err(e) = placed {
+            let _ = std::fs::remove_file(&staging);
+            return Err(bind_error(e));
+        }
         let (sender, calls) = crossbeam_channel::bounded(64);
         let shutdown = Arc::new(AtomicBool::new(false));
         let flag = shutdown.clone();
@@ -108,6 +119,12 @@ impl Drop for ControlServer {
         let _ = UnixStream::connect(&self.path);
         let _ = std::fs::remove_file(&self.path);
     }
+}
+
+/// `.<name>.<pid>.tmp` beside `path`: not a `*.sock`, so instance discovery never looks at it.
+fn staging_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicBool) {
@@ -174,9 +191,7 @@ impl Drop for ConnectionSlot {
 }
 
 fn serve(stream: UnixStream, calls: &Sender<Call>) {
-    if stream.set_read_timeout(Some(IDLE_TIMEOUT)).is_err()
-        || stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err()
-    {
+    if stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err() {
         return;
     }
     let Ok(read_side) = stream.try_clone() else {
@@ -187,8 +202,7 @@ fn serve(stream: UnixStream, calls: &Sender<Call>) {
     let mut line = Vec::new();
     loop {
         line.clear();
-        let limit = MAX_REQUEST_BYTES as u64 + 1;
-        match (&mut reader).take(limit).read_until(b'\n', &mut line) {
+        match read_line(&mut reader, &mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
@@ -218,6 +232,33 @@ fn serve(stream: UnixStream, calls: &Sender<Call>) {
         // A last line without a newline (a client that wrote and shut down) still gets its answer.
         if sent.is_err() || !complete {
             return;
+        }
+    }
+}
+
+/// Read one line of at most `MAX_REQUEST_BYTES + 1` bytes, all of it within `IDLE_TIMEOUT`: a
+/// client trickling a byte now and then cannot hold its connection (and a slot) forever.
+fn read_line(reader: &mut BufReader<UnixStream>, line: &mut Vec<u8>) -> std::io::Result<usize> {
+    let deadline = Instant::now() + IDLE_TIMEOUT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        reader.get_ref().set_read_timeout(Some(left))?;
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(line.len());
+        }
+        let room = MAX_REQUEST_BYTES + 1 - line.len();
+        let (take, done) = match memchr::memchr(b'\n', available) {
+            Some(end) if end < room => (end + 1, true),
+            _ => (available.len().min(room), false),
+        };
+        line.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        if done || line.len() > MAX_REQUEST_BYTES {
+            return Ok(line.len());
         }
     }
 }

@@ -44,6 +44,21 @@ pub(super) fn signal_session(child: &mut (dyn Child + Send + Sync), signal: Sign
     }
 }
 
+/// Whether any process other than the (exited) leader is still in the session: what the
+/// hangup grace period waits for. Where members cannot be listed, only the leader counts.
+#[cfg(unix)]
+pub(super) fn session_has_others(leader: u32) -> bool {
+    let Ok(leader) = i32::try_from(leader) else {
+        return false;
+    };
+    session_members(leader).iter().any(|&(pid, _)| pid != leader)
+}
+
+#[cfg(not(unix))]
+pub(super) fn session_has_others(_leader: u32) -> bool {
+    false
+}
+
 #[cfg(unix)]
 fn kill(pid: i32, signo: i32) {
     // SAFETY: kill(2) sends a signal; it touches no memory.

@@ -2,20 +2,23 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 
-use super::process::{peek_exit, signal_session, Signal};
+use super::process::{peek_exit, session_has_others, signal_session, Signal};
 use super::PtyError;
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 
 /// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
 const CHUNK: usize = 64 * 1024;
-/// Writes queued for a pane whose program is not reading; past this, `send` says so.
+/// Writes, and bytes, queued for a pane whose program is not reading; past either, `send`
+/// says so.
 const INPUT_QUEUE: usize = 1024;
+const INPUT_QUEUE_BYTES: usize = 8 << 20;
 /// How long a closed pane's processes get between the hangup and the kill.
 const HANGUP_GRACE: Duration = Duration::from_millis(500);
 /// How long closing waits for the reader to drain the last output. A process that left the
@@ -47,6 +50,8 @@ pub struct PaneSession {
     term: Arc<Mutex<Terminal>>,
     master: Box<dyn MasterPty + Send>,
     input: Sender<Vec<u8>>,
+    /// Bytes in `input` not yet written to the PTY.
+    queued_bytes: Arc<AtomicUsize>,
     child: Box<dyn Child + Send + Sync>,
     /// How the program ended, once seen. On Linux and macOS the child is not reaped until the
     /// pane closes, so its pid (and process group id) cannot be reused while we may signal it.
@@ -103,24 +108,42 @@ impl PaneSession {
         let config = TermConfig { scrollback_lines: spec.scrollback_lines };
         let term = Arc::new(Mutex::new(Terminal::new(spec.size, config)));
         let (input, queued) = crossbeam_channel::bounded::<Vec<u8>>(INPUT_QUEUE);
-        std::thread::Builder::new()
-            .name(format!("pane-{}-writer", spec.pane))
-            .spawn(move || write_input(writer, queued))
-            .map_err(|e| spawn_error(e.to_string()))?;
+        let queued_bytes = Arc::new(AtomicUsize::new(0));
         let (done, reader_done) = crossbeam_channel::bounded::<()>(0);
-        {
-            let (term, replies) = (term.clone(), input.clone());
+        let writer_thread = {
+            let queued_bytes = queued_bytes.clone();
             std::thread::Builder::new()
-                .name(format!("pane-{}-reader", spec.pane))
-                .spawn(move || {
+                .name(format!("pane-{}-writer", spec.pane))
+                .spawn(move || write_input(writer, queued, &queued_bytes))
+        };
+        let reader_thread = writer_thread.and_then(|_| {
+            let replies = Replies { queue: input.clone(), queued_bytes: queued_bytes.clone() };
+            let term = term.clone();
+            std::thread::Builder::new().name(format!("pane-{}-reader", spec.pane)).spawn(
+                move || {
                     read_output(reader, &term, &replies, &*wake);
                     drop(done);
-                })
-                .map_err(|e| spawn_error(e.to_string()))?;
+                },
+            )
+        });
+        if let Err(e) = reader_thread {
+            // Do not leave the program running without a pane.
+            signal_session(child.as_mut(), Signal::Kill);
+            let _ = child.wait();
+            return Err(spawn_error(e.to_string()));
         }
         let reader_done = Some(reader_done);
         let master = pair.master;
-        Ok(PaneSession { term, master, input, child, exited: None, reaped: false, reader_done })
+        Ok(PaneSession {
+            term,
+            master,
+            input,
+            queued_bytes,
+            child,
+            exited: None,
+            reaped: false,
+            reader_done,
+        })
     }
 
     /// The pane's terminal model. Lock it briefly: the reader thread parses under the same lock.
@@ -140,10 +163,20 @@ impl PaneSession {
     /// Queue bytes for the program's input. Never blocks: a program that stops reading fills
     /// the queue, and then this says so.
     pub fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError> {
+        let len = bytes.len();
+        if self.queued_bytes.load(Ordering::SeqCst) + len > INPUT_QUEUE_BYTES {
+            return Err(PtyError::InputFull);
+        }
+        self.queued_bytes.fetch_add(len, Ordering::SeqCst);
         match self.input.try_send(bytes) {
             Ok(()) => Ok(()),
-            Err(TrySendError::Full(_)) => Err(PtyError::InputFull),
-            Err(TrySendError::Disconnected(_)) => Err(PtyError::Exited),
+            Err(e) => {
+                self.queued_bytes.fetch_sub(len, Ordering::SeqCst);
+                match e {
+                    TrySendError::Full(_) => Err(PtyError::InputFull),
+                    TrySendError::Disconnected(_) => Err(PtyError::Exited),
+                }
+            }
         }
     }
 
@@ -202,6 +235,11 @@ impl PaneSession {
         }
     }
 
+    fn session_alive(&mut self) -> bool {
+        let others = self.child.process_id().is_some_and(session_has_others);
+        others || self.status() == PaneStatus::Running
+    }
+
     /// End the pane: hang up its processes (see `process`), then kill what is left after a
     /// grace period. Returns how the program ended.
     pub fn close(mut self) -> PaneStatus {
@@ -210,16 +248,15 @@ impl PaneSession {
     }
 
     fn end(&mut self) {
-        if self.status() == PaneStatus::Running {
+        // The child is not reaped yet (see `exited`), so its pid still names its session and
+        // group. Everything in the session gets the hangup and the whole grace period to act
+        // on it (a job saving its work after the shell has already gone), then the kill.
+        if !self.reaped {
             signal_session(self.child.as_mut(), Signal::Hangup);
             let deadline = Instant::now() + HANGUP_GRACE;
-            while self.status() == PaneStatus::Running && Instant::now() < deadline {
+            while self.session_alive() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
             }
-        }
-        // Background jobs of the program outlive it unless they are killed too. The child is not
-        // reaped yet (see `exited`), so its pid still names its session and group.
-        if !self.reaped {
             signal_session(self.child.as_mut(), Signal::Kill);
         }
         let _ = self.child.wait();
@@ -243,10 +280,16 @@ fn pty_size(size: TermSize) -> PtySize {
     PtySize { rows: clamp(size.lines), cols: clamp(size.cols), pixel_width: 0, pixel_height: 0 }
 }
 
+/// The way back to the program for the model's replies: the pane's input queue, counted.
+struct Replies {
+    queue: Sender<Vec<u8>>,
+    queued_bytes: Arc<AtomicUsize>,
+}
+
 fn read_output(
     mut reader: Box<dyn Read + Send>,
     term: &Mutex<Terminal>,
-    replies: &Sender<Vec<u8>>,
+    replies: &Replies,
     wake: &(dyn Fn() + Send + Sync),
 ) {
     let mut buf = vec![0u8; CHUNK];
@@ -264,16 +307,26 @@ fn read_output(
         };
         if !answer.is_empty() {
             // A program that asks and does not read its answers loses them, not the pane.
-            let _ = replies.try_send(answer);
+            let len = answer.len();
+            replies.queued_bytes.fetch_add(len, Ordering::SeqCst);
+            if replies.queue.try_send(answer).is_err() {
+                replies.queued_bytes.fetch_sub(len, Ordering::SeqCst);
+            }
         }
         wake();
     }
     wake();
 }
 
-fn write_input(mut writer: Box<dyn Write + Send>, queued: crossbeam_channel::Receiver<Vec<u8>>) {
+fn write_input(
+    mut writer: Box<dyn Write + Send>,
+    queued: crossbeam_channel::Receiver<Vec<u8>>,
+    queued_bytes: &AtomicUsize,
+) {
     for bytes in queued {
-        if writer.write_all(&bytes).and_then(|()| writer.flush()).is_err() {
+        let written = writer.write_all(&bytes).and_then(|()| writer.flush());
+        queued_bytes.fetch_sub(bytes.len(), Ordering::SeqCst);
+        if written.is_err() {
             break;
         }
     }

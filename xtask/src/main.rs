@@ -19,9 +19,11 @@ const CROSS_TARGETS: &[&str] = &["aarch64-apple-darwin", "x86_64-pc-windows-msvc
 
 /// Debian packages the test suite needs: the programs the headless end-to-end tests run in real
 /// PTYs (bash, vim, tput from ncurses-bin, coreutils' yes/head/stty/sleep), and tmux and
-/// util-linux `script` (bsdutils), the peer and the floor of the pane throughput benchmark.
-/// Later parts (keychain, GPU) add theirs.
-const APT_PACKAGES: &[&str] = &["bash", "coreutils", "ncurses-bin", "vim", "tmux", "bsdutils"];
+/// util-linux `script` (bsdutils), the peer and the floor of the pane throughput benchmark;
+/// perl-base speaks raw socket requests as another user in the uid test. Later parts
+/// (keychain, GPU) add theirs.
+const APT_PACKAGES: &[&str] =
+    &["bash", "coreutils", "ncurses-bin", "vim", "tmux", "bsdutils", "perl-base"];
 
 fn main() -> Result<()> {
     let task = std::env::args().nth(1).unwrap_or_default();

@@ -175,8 +175,9 @@ pub fn parse_request(line: &[u8]) -> Result<Request, ProtocolError> {
     Ok(request)
 }
 
-/// A request as sent on the wire.
-pub fn encode_request(request: &Request) -> String {
+/// A request as sent on the wire. Fails only for paths that are not UTF-8, which JSON cannot
+/// carry.
+pub fn encode_request(request: &Request) -> Result<String, serde_json::Error> {
     #[derive(Serialize)]
     struct Envelope<'a> {
         protocol: u32,
@@ -184,10 +185,9 @@ pub fn encode_request(request: &Request) -> String {
         request: &'a Request,
     }
     let envelope = Envelope { protocol: PROTOCOL_VERSION, request };
-    // Serializing plain data with string keys cannot fail.
-    let mut line = serde_json::to_string(&envelope).unwrap_or_default();
+    let mut line = serde_json::to_string(&envelope)?;
     line.push('\n');
-    line
+    Ok(line)
 }
 
 /// One reply. Fields a verb does not use are absent.
@@ -227,9 +227,13 @@ impl Reply {
         Reply { protocol: PROTOCOL_VERSION, ok: false, error, ..Reply::default() }
     }
 
-    /// The reply as one line, newline included.
+    /// The reply as one line, newline included. A reply that cannot be encoded (a path that
+    /// is not UTF-8) becomes an error reply saying so.
     pub fn to_line(&self) -> String {
-        let mut line = serde_json::to_string(self).unwrap_or_default();
+        let mut line = serde_json::to_string(self).unwrap_or_else(|e| {
+            let error = Reply::error(ErrorCode::Failed, format!("cannot encode the reply: {e}"));
+            serde_json::to_string(&error).unwrap_or_default()
+        });
         line.push('\n');
         line
     }

@@ -23,7 +23,7 @@ fn every_request_round_trips_through_its_wire_form() {
         Request::Stop,
     ];
     for request in requests {
-        let line = encode_request(&request);
+        let line = encode_request(&request).expect("encode");
         assert!(line.ends_with('\n') && !line[..line.len() - 1].contains('\n'), "{line:?}");
         assert_eq!(parse_request(line.trim_end().as_bytes()), Ok(request));
     }

@@ -85,6 +85,65 @@ fn hostile_requests_get_json_errors_and_the_instance_keeps_running() {
 }
 
 #[test]
+fn past_64_connections_the_instance_says_it_is_busy_and_recovers() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(&["-e", "sleep", "1000"]);
+    let held: Vec<UnixStream> = (0..64).map(|_| connect(&instance.socket)).collect();
+    // The listener counts a connection once it has handed it to its thread; give it a moment.
+    let mut busy = Value::Null;
+    wait_for("a busy reply", || {
+        let mut extra = connect(&instance.socket);
+        let mut line = String::new();
+        let _ = extra.write_all(b"{\"protocol\":1,\"verb\":\"ls\"}\n");
+        let _ = BufReader::new(&extra).read_line(&mut line);
+        busy = serde_json::from_str(&line).unwrap_or(Value::Null);
+        busy["error"]["code"] == "busy"
+    });
+    assert!(busy["error"]["message"].as_str().unwrap_or("").contains("64"), "{busy}");
+    drop(held);
+    wait_for("ls to answer again", || instance.run(&["ls"]).status.success());
+}
+
+#[test]
+fn listen_replaces_a_stale_socket_but_never_a_file() {
+    let runtime = Runtime::new();
+    let notes = runtime.dir.join("notes.txt");
+    std::fs::write(&notes, "keep me").expect("write");
+    let out = runtime
+        .paddock(&["--headless", "--listen", notes.to_str().unwrap(), "-e", "true"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not a socket"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&notes).expect("read"), "keep me");
+
+    let path = runtime.dir.join("chosen.sock");
+    drop(UnixListener::bind(&path).expect("bind"));
+    let mut child = runtime
+        .paddock(&["--headless", "--listen", path.to_str().unwrap(), "-e", "sleep", "1000"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("read");
+    assert_eq!(line.trim_end(), path.to_str().unwrap());
+    let ls = runtime.paddock(&["ls", "--socket", path.to_str().unwrap()]).output().expect("ls");
+    assert!(text(&ls.stdout).contains("sleep 1000"), "{}", text(&ls.stdout));
+    // A second instance on the same path is refused while the first one lives.
+    let second = runtime
+        .paddock(&["--headless", "--listen", path.to_str().unwrap(), "-e", "true"])
+        .output()
+        .expect("run");
+    assert!(text(&second.stderr).contains("another paddock instance is listening"));
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    assert_eq!(child.wait().expect("wait").code(), Some(0));
+    assert!(!socket_exists(&path));
+}
+
+#[test]
 fn a_last_request_without_a_newline_is_still_answered() {
     let runtime = Runtime::new();
     let instance = runtime.start(&["-e", "sleep", "1000"]);
@@ -123,6 +182,22 @@ fn another_user_is_refused() {
     std::fs::set_permissions(&instance.socket, std::fs::Permissions::from_mode(0o666))
         .expect("chmod");
     use std::os::unix::process::CommandExt;
+    // The instance checks who connects: a raw request from uid 65534 (perl-base, which every
+    // Debian system has) gets a refusal.
+    let script = r#"use IO::Socket::UNIX; my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "connect: $!"; print $s qq({"protocol":1,"verb":"ls"}\n); print scalar(<$s>);"#;
+    let out = std::process::Command::new("perl")
+        .args(["-e", script])
+        .arg(&instance.socket)
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .expect("run perl as nobody");
+    let reply: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {} {}", text(&out.stdout), text(&out.stderr)));
+    assert_eq!(reply["error"]["code"], "refused", "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap_or("").contains("uid 65534 may not"));
+    assert!(reply.get("instance").is_none(), "nothing about the panes leaks: {reply}");
+    // And paddock's own client will not talk to a socket another user listens on.
     let out = std::process::Command::new(super::PADDOCK)
         .args(["ls", "--socket"])
         .arg(&instance.socket)
@@ -132,7 +207,7 @@ fn another_user_is_refused() {
         .expect("run paddock as nobody");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("uid 65534 may not control this instance"), "{stderr}");
+    assert!(stderr.contains("belongs to uid 0, not to you (uid 65534)"), "{stderr}");
     // And the instance is unharmed.
     assert_eq!(instance.pane(1)["status"], "running");
 }

@@ -46,9 +46,9 @@ fn tput_sees_a_resize() {
     instance.wait_for_text("1", "size=100x30");
     let pane = instance.pane(1);
     assert_eq!((pane["cols"].as_u64(), pane["rows"].as_u64()), (Some(100), Some(30)));
-    // The capture has the new height.
-    let rows = instance.capture("1").lines().count() - 1;
-    assert_eq!(rows, 30);
+    // The capture has the new height: 30 rows, then the cursor line.
+    let capture = instance.capture("1");
+    assert_eq!(capture.lines().count(), 31, "{capture}");
 }
 
 #[test]
@@ -116,12 +116,24 @@ fn closing_a_pane_kills_its_process_group() {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|pid| pid.parse().ok())
         .expect("background pid on screen");
+    // A job that cleans up on hangup gets the whole grace period to do it, even though its
+    // shell exits at once.
+    let cleaned = runtime.dir.join("cleaned");
+    let job = format!(
+        "(trap 'echo cleaned > {}; exit' HUP; while :; do sleep 0.05; done) & Enter",
+        cleaned.display()
+    );
+    instance.send_keys("1", &job);
+    instance.send_keys("1", "echo job=$! Enter");
+    instance.wait_for_text("1", "\njob=");
     let shell = instance.pane(1)["pid"].as_i64().expect("shell pid");
     assert!(alive(pid) && alive(shell));
     instance.ctl(&["new", "--", "sleep", "1000"]);
     instance.ctl(&["close", "--pane", "1"]);
     wait_for("the background sleep to go", || !alive(pid));
     assert!(!alive(shell));
+    let note = std::fs::read_to_string(&cleaned).unwrap_or_default();
+    assert_eq!(note, "cleaned\n", "the job's hangup trap ran before the kill");
     let panes = instance.ls()["instances"][0]["panes"].as_array().cloned().unwrap_or_default();
     assert_eq!(panes.len(), 1, "the closed pane is gone from ls");
 }
