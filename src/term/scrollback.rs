@@ -7,18 +7,19 @@
 use std::collections::VecDeque;
 
 use super::cell::StyleId;
-use super::packed::PackedRow;
+use super::packed::{PackScratch, PackedRow};
 use super::row::Row;
 
 #[derive(Debug, Default)]
 pub struct Scrollback {
     rows: VecDeque<PackedRow>,
     limit: usize,
+    scratch: PackScratch,
 }
 
 impl Scrollback {
     pub fn new(limit: usize) -> Scrollback {
-        Scrollback { rows: VecDeque::new(), limit }
+        Scrollback { rows: VecDeque::new(), limit, scratch: PackScratch::default() }
     }
 
     pub fn limit(&self) -> usize {
@@ -39,7 +40,7 @@ impl Scrollback {
         if self.rows.len() >= self.limit {
             self.rows.pop_front();
         }
-        self.rows.push_back(PackedRow::pack(&row));
+        self.rows.push_back(PackedRow::pack_with(&row, &mut self.scratch));
         row
     }
 
@@ -80,7 +81,8 @@ impl Scrollback {
     pub(crate) fn refill(&mut self, rows: Vec<Row>) {
         self.rows.clear();
         let skip = rows.len().saturating_sub(self.limit);
-        self.rows.extend(rows[skip..].iter().map(PackedRow::pack));
+        let scratch = &mut self.scratch;
+        self.rows.extend(rows[skip..].iter().map(|row| PackedRow::pack_with(row, scratch)));
     }
 }
 
