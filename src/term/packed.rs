@@ -16,6 +16,11 @@ const FLAG_SHIFT: u32 = 21;
 /// In a wide character's flag byte: its spacer (a space in the same style, no other flags)
 /// follows and is not stored. Halves what CJK text costs.
 const IMPLIED_SPACER: u8 = 0x80;
+
+// Lengths and counts are u16: a row's text (at most 4 bytes per column), its cells, runs, flag
+// entries and marks (at most 2 per column + 16) must fit.
+const _: () = assert!(super::MAX_DIMENSION * 4 <= u16::MAX as usize);
+const _: () = assert!(super::MAX_DIMENSION * 2 + 16 <= u16::MAX as usize);
 const RUN_BYTES: usize = 6;
 const FLAG_BYTES: usize = 3;
 const MARK_BYTES: usize = 6;
@@ -26,8 +31,6 @@ pub struct PackedRow {
     /// cells (column u16, flags u8), then the marks (column u16, char u32); little-endian.
     data: Box<[u8]>,
     cols: u16,
-    /// Columns covered by the stored cells (and implied spacers); the rest are default blanks.
-    kept: u16,
     text_len: u16,
     runs: u16,
     flags: u16,
@@ -98,7 +101,6 @@ impl PackedRow {
         PackedRow {
             data: Box::from(&data[..]),
             cols: cells.len() as u16,
-            kept: kept as u16,
             text_len: text_len as u16,
             runs: runs.len() as u16,
             flags: flagged.len() as u16,

@@ -7,6 +7,7 @@
 
 use super::cell::Cell;
 use super::row::Row;
+use super::scrollback::Scrollback;
 use super::state::{Screen, State, MAX_DIMENSION};
 
 pub fn resize(state: &mut State, cols: usize, lines: usize) {
@@ -65,12 +66,53 @@ struct Spot {
     col: usize,
 }
 
-fn reflow_primary(
-    screen: &mut Screen,
-    history: &mut super::scrollback::Scrollback,
-    cols: usize,
-    lines: usize,
-) {
+fn reflow_primary(screen: &mut Screen, history: &mut Scrollback, cols: usize, lines: usize) {
+    if cols == screen.grid.cols() {
+        refit_height(screen, history, lines);
+    } else {
+        reflow_all(screen, history, cols, lines);
+    }
+}
+
+/// A change of height only: nothing rewraps, so the scrollback stays packed except for the rows
+/// that come back to the screen. Same result as `reflow_all` (a test holds them together), at
+/// the cost of the rows that move instead of the whole scrollback: a window dragged taller or
+/// shorter must not unpack 10,000 rows per step.
+fn refit_height(screen: &mut Screen, history: &mut Scrollback, lines: usize) {
+    let cols = screen.grid.cols();
+    let mut rows = screen.grid.take_rows();
+    let cursor_row = screen.cursor.row;
+    // Rows that move from the scrollback onto the screen (positive) or the other way.
+    let moved_down: isize;
+    if rows.len() > lines {
+        let excess = rows.len() - lines;
+        let below_cursor = rows.len() - 1 - cursor_row;
+        let dropped = excess.min(below_cursor);
+        rows.truncate(rows.len() - dropped);
+        let top = excess - dropped;
+        for row in rows.drain(..top) {
+            history.push(row);
+        }
+        moved_down = -(top as isize);
+    } else {
+        let deficit = lines - rows.len();
+        let pulled = history.pop_newest(deficit);
+        let count = pulled.len();
+        rows.splice(0..0, pulled);
+        rows.extend((count..deficit).map(|_| Row::new(cols, Cell::default())));
+        moved_down = count as isize;
+    }
+    screen.grid.replace(rows, cols);
+    let shift = |row: usize| row.saturating_add_signed(moved_down);
+    screen.cursor.row = shift(cursor_row).min(lines - 1);
+    let saved = &mut screen.saved;
+    // As `reflow_all` does: the saved cursor's last-column flag becomes its column.
+    saved.col = (saved.col + usize::from(saved.pending_wrap)).min(cols - 1);
+    saved.row = shift(saved.row).min(lines - 1);
+    saved.pending_wrap = false;
+}
+
+fn reflow_all(screen: &mut Screen, history: &mut Scrollback, cols: usize, lines: usize) {
     let old_cols = screen.grid.cols();
     let mut all = history.drain_all();
     let history_len = all.len();
@@ -268,4 +310,53 @@ fn push_row(
         row.push_mark(col, m);
     }
     out.push(row);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::term::{TermConfig, TermSize, Terminal};
+
+    /// Everything a height change may touch: screen, scrollback, both cursors.
+    fn snapshot(term: &Terminal) -> String {
+        let screen = &term.state.active;
+        format!(
+            "{}{}cursor {:?}\nsaved {:?}\n",
+            term.scrollback_text(),
+            term.screen_text(),
+            (screen.cursor.row, screen.cursor.col, screen.cursor.pending_wrap),
+            (screen.saved.row, screen.saved.col, screen.saved.pending_wrap),
+        )
+    }
+
+    #[test]
+    fn a_height_change_refits_exactly_as_a_full_reflow_would() {
+        let streams: [&[u8]; 5] = [
+            b"one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven",
+            b"a long line that wraps more than once at ten columns\x1b7\r\nnext\x1b[2;3H",
+            b"\x1b[31mred\x1b[0m\r\n\xe6\xbc\xa2\xe5\xad\x97 wide\r\n\x1b[1;1Htop\x1b7\x1b[9;1H",
+            b"0123456789",
+            b"",
+        ];
+        for stream in streams {
+            for limit in [0, 3, 100] {
+                for lines in [1, 2, 4, 6, 9, 15] {
+                    let config = TermConfig { scrollback_lines: limit };
+                    let mut fast = Terminal::new(TermSize::new(10, 6), config);
+                    let mut full = Terminal::new(TermSize::new(10, 6), config);
+                    fast.advance(stream);
+                    full.advance(stream);
+                    fast.resize(TermSize::new(10, lines));
+                    let state = &mut full.state;
+                    let alt = state.mode(crate::term::Modes::ALT_SCREEN);
+                    assert!(!alt);
+                    super::reflow_all(&mut state.active, &mut state.scrollback, 10, lines);
+                    let label = format!(
+                        "{:?} limit {limit} lines {lines}",
+                        String::from_utf8_lossy(stream)
+                    );
+                    assert_eq!(snapshot(&fast), snapshot(&full), "{label}");
+                }
+            }
+        }
+    }
 }

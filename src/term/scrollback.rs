@@ -68,6 +68,12 @@ impl Scrollback {
         self.rows.iter().map(PackedRow::heap_bytes).sum()
     }
 
+    /// Take the newest `n` rows (or all there are) out, unpacked, oldest first.
+    pub(crate) fn pop_newest(&mut self, n: usize) -> Vec<Row> {
+        let from = self.rows.len().saturating_sub(n);
+        self.rows.drain(from..).map(|r| r.unpack()).collect()
+    }
+
     pub fn clear(&mut self) {
         self.rows.clear();
     }
