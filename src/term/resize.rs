@@ -83,8 +83,7 @@ fn refit_height(screen: &mut Screen, history: &mut Scrollback, lines: usize) {
     let mut rows = screen.grid.take_rows();
     let cursor_row = screen.cursor.row;
     // Rows that move from the scrollback onto the screen (positive) or the other way.
-    let moved_down: isize;
-    if rows.len() > lines {
+    let moved_down = if rows.len() > lines {
         let excess = rows.len() - lines;
         let below_cursor = rows.len() - 1 - cursor_row;
         let dropped = excess.min(below_cursor);
@@ -93,15 +92,15 @@ fn refit_height(screen: &mut Screen, history: &mut Scrollback, lines: usize) {
         for row in rows.drain(..top) {
             history.push(row);
         }
-        moved_down = -(top as isize);
+        -(top as isize)
     } else {
         let deficit = lines - rows.len();
         let pulled = history.pop_newest(deficit);
         let count = pulled.len();
         rows.splice(0..0, pulled);
         rows.extend((count..deficit).map(|_| Row::new(cols, Cell::default())));
-        moved_down = count as isize;
-    }
+        count as isize
+    };
     screen.grid.replace(rows, cols);
     let shift = |row: usize| row.saturating_add_signed(moved_down);
     screen.cursor.row = shift(cursor_row).min(lines - 1);
