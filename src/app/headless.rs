@@ -67,7 +67,8 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         select! {
             recv(server.calls()) -> call => {
                 let Ok(call) = call else { break 0 };
-                match answer(&mut workspace, call, &mut closing) {
+                let first = options.exit_with_child.then_some(first);
+                match answer(&mut workspace, call, first, &mut closing) {
                     Some(code) => break code,
                     None => continue,
                 }
@@ -89,11 +90,25 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
     Ok(exit_code)
 }
 
-/// Carry out one call; `Some(code)` when the instance should stop.
-fn answer(workspace: &mut Workspace, call: Call, closing: &mut Vec<JoinHandle<()>>) -> Option<u8> {
+/// Carry out one call; `Some(code)` when the instance should stop. `first` is the pane whose
+/// end ends the instance (`--exit-with-child`).
+fn answer(
+    workspace: &mut Workspace,
+    call: Call,
+    first: Option<PaneId>,
+    closing: &mut Vec<JoinHandle<()>>,
+) -> Option<u8> {
     let request = call.request.clone();
     match workspace.handle(request) {
         Outcome::Reply(reply) => call.answer(reply),
+        Outcome::Close(pane, session) if Some(pane) == first => {
+            // The instance ends with this pane, with its program's exit code.
+            let status = session.close();
+            let reply = Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() };
+            shut_down(workspace, std::mem::take(closing));
+            call.answer_and_wait(reply);
+            return Some(process_exit_code(status));
+        }
         Outcome::Close(_, session) => {
             // The grace period runs on its own thread; everyone else keeps being answered.
             let handle = std::thread::spawn(move || {
@@ -116,16 +131,24 @@ fn answer(workspace: &mut Workspace, call: Call, closing: &mut Vec<JoinHandle<()
 /// With `--exit-with-child`: the first program's exit code once it has ended and its output has
 /// been read to the end (or the pane is gone).
 fn first_exit(workspace: &mut Workspace, first: PaneId) -> Option<u8> {
-    let Some(session) = workspace.session_mut(first) else {
-        return Some(0);
-    };
+    // A closed first pane ends the instance where it is closed (see `answer`).
+    let session = workspace.session_mut(first)?;
     match session.status() {
         PaneStatus::Running => None,
-        PaneStatus::Exited(code) => {
+        status @ PaneStatus::Exited(_) => {
             // A process that left the group may hold the PTY open: wait only so long.
             session.wait_output_end(OUTPUT_DRAIN);
-            Some(code.map_or(1, |c| u8::try_from(c).unwrap_or(1)))
+            Some(process_exit_code(status))
         }
+    }
+}
+
+/// The instance's exit code for its first program's end: the program's own, or 1 when a signal
+/// ended it (or the code does not fit a process exit code).
+fn process_exit_code(status: PaneStatus) -> u8 {
+    match status {
+        PaneStatus::Exited(Some(code)) => u8::try_from(code).unwrap_or(1),
+        PaneStatus::Exited(None) | PaneStatus::Running => 1,
     }
 }
 

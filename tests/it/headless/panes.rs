@@ -99,6 +99,14 @@ fn an_exit_code_is_shown_and_exit_with_child_returns_it() {
     let mut exiting = runtime.start(&["--exit-with-child", "-e", "sh", "-c", "echo done; exit 7"]);
     assert_eq!(exiting.wait_exit(), Some(7));
     assert!(!super::socket_exists(&exiting.socket), "the socket is removed on exit");
+
+    // Closing the first pane ends such an instance too, with the code its program exits with
+    // on the hangup; the close is still answered.
+    let trap = "trap 'exit 5' HUP; echo ready; while :; do sleep 0.05; done";
+    let mut closing = runtime.start(&["--exit-with-child", "-e", "sh", "-c", trap]);
+    closing.wait_for_text("1", "ready");
+    closing.ctl(&["close", "--pane", "1"]);
+    assert_eq!(closing.wait_exit(), Some(5));
 }
 
 #[test]
