@@ -12,5 +12,6 @@ pub mod ctl;
 pub mod input;
 pub mod mux;
 pub mod pty;
+pub mod render;
 pub mod replay;
 pub mod term;

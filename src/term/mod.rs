@@ -30,7 +30,7 @@ mod utf8_carry;
 mod view;
 
 pub use cell::{Cell, Color, HyperlinkId, Style, StyleFlags, StyleId, UnderlineStyle};
-pub use colors::{DynamicColor, Rgb};
+pub use colors::{default_palette, DynamicColor, Rgb};
 pub use cursor::CursorShape;
 pub use damage::DamagedRows;
 pub use events::{PromptMark, TermEvent};

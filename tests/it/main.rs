@@ -32,5 +32,6 @@ mod model;
 mod own_recordings;
 mod properties;
 mod pty;
+mod render;
 mod replay_cli;
 mod tidy;

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    if dir.is_file() {
+        return vec![dir.to_owned()];
+    }
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.expect("entry").path();
@@ -46,6 +49,22 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "src/ctl",
         &["winit", "wgpu", "glyphon", "portable_pty", "crate::render", "crate::app", "crate::pty"],
+    ),
+    (
+        "src/render",
+        &[
+            "portable_pty",
+            "crate::pty",
+            "crate::sandbox",
+            "crate::vault",
+            "crate::app",
+            "crate::ctl",
+        ],
+    ),
+    // The cells → rectangles step is tested without a GPU: it knows no GPU or window either.
+    (
+        "src/render/scene.rs",
+        &["wgpu", "winit", "glyphon", "std::fs", "std::thread", "std::io", "crate::pty"],
     ),
 ];
 

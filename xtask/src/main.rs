@@ -2,7 +2,8 @@
 //!
 //! - `ci`: install what the tests need, then every check CI runs (fmt, clippy, tests, the
 //!   macOS and Windows type checks).
-//! - `bless`: rewrite the expected files the tests compare against (tests/data/divergences).
+//! - `bless`: rewrite the expected files the tests compare against (tests/data/divergences,
+//!   the golden images in tests/data/goldens).
 //! - `bench`: run the parse benchmark (paddock and alacritty_terminal in one run) and print the
 //!   throughput table with ratios, as committed in benches/README.md.
 //! - `bench-panes`: headless panes end to end beside tmux (throughput of `cat`, memory of 8
@@ -20,10 +21,19 @@ const CROSS_TARGETS: &[&str] = &["aarch64-apple-darwin", "x86_64-pc-windows-msvc
 /// Debian packages the test suite needs: the programs the headless end-to-end tests run in real
 /// PTYs (bash, vim, tput from ncurses-bin, coreutils' yes/head/stty/sleep), and tmux and
 /// util-linux `script` (bsdutils), the peer and the floor of the pane throughput benchmark;
-/// perl-base speaks raw socket requests as another user in the uid test. Later parts
-/// (keychain, GPU) add theirs.
-const APT_PACKAGES: &[&str] =
-    &["bash", "coreutils", "ncurses-bin", "vim", "tmux", "bsdutils", "perl-base"];
+/// perl-base speaks raw socket requests as another user in the uid test; mesa-vulkan-drivers
+/// is the software Vulkan adapter (lavapipe) the render tests draw on. Later parts (keychain)
+/// add theirs.
+const APT_PACKAGES: &[&str] = &[
+    "bash",
+    "coreutils",
+    "ncurses-bin",
+    "vim",
+    "tmux",
+    "bsdutils",
+    "perl-base",
+    "mesa-vulkan-drivers",
+];
 
 fn main() -> Result<()> {
     let task = std::env::args().nth(1).unwrap_or_default();

@@ -1,0 +1,280 @@
+//! The GPU: adapter choice, device, and the instanced-rectangle pipeline, with offscreen
+//! rendering for tests and screenshots.
+//!
+//! Adapter choice prefers hardware (discrete, then integrated, then virtual) and falls back to a
+//! software rasteriser (llvmpipe/lavapipe, WARP), which it reports so the app can say so once.
+//! No adapter at all is an error with a message that says what to install, never a panic.
+
+use wgpu::util::DeviceExt;
+
+use super::scene::RectInstance;
+use super::RenderError;
+use crate::term::Rgb;
+
+/// The target format: not sRGB, so colors reach the screen as the bytes programs named.
+pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: wgpu::AdapterInfo,
+}
+
+impl Gpu {
+    /// A device for offscreen rendering (no window).
+    pub fn headless() -> Result<Gpu, RenderError> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+        let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let adapter = adapters
+            .into_iter()
+            .min_by_key(|a| preference(&a.get_info()))
+            .ok_or(RenderError::NoAdapter)?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("paddock"),
+            required_limits: wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
+            ..Default::default()
+        }))
+        .map_err(|e| RenderError::Device(e.to_string()))?;
+        Ok(Gpu { device, queue, adapter: adapter.get_info() })
+    }
+
+    /// Whether the adapter is a software rasteriser (slow; worth telling the user once).
+    pub fn is_software(&self) -> bool {
+        is_software(&self.adapter)
+    }
+}
+
+/// Lower is better: hardware first, software last.
+fn preference(info: &wgpu::AdapterInfo) -> u8 {
+    if is_software(info) {
+        return 4;
+    }
+    match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other | wgpu::DeviceType::Cpu => 3,
+    }
+}
+
+pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
+    let name = info.name.to_lowercase();
+    info.device_type == wgpu::DeviceType::Cpu
+        || ["llvmpipe", "lavapipe", "swiftshader", "warp", "software"]
+            .iter()
+            .any(|n| name.contains(n))
+}
+
+/// Draws `RectInstance`s: one triangle strip per instance.
+pub struct RectPipeline {
+    pipeline: wgpu::RenderPipeline,
+    viewport: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    instances: wgpu::Buffer,
+    capacity: usize,
+}
+
+impl RectPipeline {
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> RectPipeline {
+        let module = device.create_shader_module(wgpu::include_wgsl!("../../shaders/rect.wgsl"));
+        let layout_entry = wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("rect viewport"),
+            entries: &[layout_entry],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("rect"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+        let attributes = wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x2, 2 => Float32x4];
+        let instance_layout = wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<RectInstance>() as wgpu::BufferAddress,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &attributes,
+        };
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("rect"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(instance_layout)],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleStrip,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let viewport = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("rect viewport"),
+            contents: bytemuck::cast_slice(&[0f32; 4]),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("rect viewport"),
+            layout: &bind_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: viewport.as_entire_binding() }],
+        });
+        let capacity = 256;
+        let instances = instance_buffer(device, capacity);
+        RectPipeline { pipeline, viewport, bind_group, instances, capacity }
+    }
+
+    /// Upload the viewport size and the instances (growing the buffer when needed).
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        size: (u32, u32),
+        rects: &[RectInstance],
+    ) {
+        let viewport = [size.0 as f32, size.1 as f32, 0.0, 0.0];
+        queue.write_buffer(&self.viewport, 0, bytemuck::cast_slice(&viewport));
+        if rects.len() > self.capacity {
+            self.capacity = rects.len().next_power_of_two();
+            self.instances = instance_buffer(device, self.capacity);
+        }
+        queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(rects));
+    }
+
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, count: usize) {
+        if count == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_vertex_buffer(0, self.instances.slice(..));
+        pass.draw(0..4, 0..count as u32);
+    }
+}
+
+fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("rect instances"),
+        size: (capacity * std::mem::size_of::<RectInstance>()) as wgpu::BufferAddress,
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// An RGBA image, rows top to bottom, 4 bytes per pixel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+/// Clear a `width`×`height` texture to `clear`, draw `rects` on it and read it back.
+pub fn render_offscreen(
+    gpu: &Gpu,
+    pipeline: &mut RectPipeline,
+    clear: Rgb,
+    (width, height): (u32, u32),
+    rects: &[RectInstance],
+) -> Result<Image, RenderError> {
+    let (width, height) = (width.max(1), height.max(1));
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("offscreen"),
+        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: TARGET_FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&Default::default());
+    pipeline.prepare(&gpu.device, &gpu.queue, (width, height), rects);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let [r, g, b, _] = super::scene::rgba(clear);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("offscreen"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: f64::from(r),
+                        g: f64::from(g),
+                        b: f64::from(b),
+                        a: 1.0,
+                    }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pipeline.draw(&mut pass, rects.len());
+    }
+    let row_bytes = width * 4;
+    let padded =
+        row_bytes.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: u64::from(padded) * u64::from(height),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &readback,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: Some(height),
+            },
+        },
+        wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+    );
+    gpu.queue.submit([encoder.finish()]);
+    let slice = readback.slice(..);
+    let (sender, receiver) = crossbeam_channel::bounded(1);
+    slice.map_async(wgpu::MapMode::Read, move |result| {
+        let _ = sender.send(result);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| RenderError::Readback(e.to_string()))?;
+    receiver
+        .recv()
+        .map_err(|e| RenderError::Readback(e.to_string()))?
+        .map_err(|e| RenderError::Readback(e.to_string()))?;
+    let mapped = slice.get_mapped_range().map_err(|e| RenderError::Readback(e.to_string()))?;
+    let mut rgba = Vec::with_capacity((row_bytes * height) as usize);
+    for row in mapped.chunks(padded as usize) {
+        rgba.extend_from_slice(&row[..row_bytes as usize]);
+    }
+    Ok(Image { width, height, rgba })
+}

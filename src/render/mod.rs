@@ -1,0 +1,21 @@
+//! Drawing: the pure scene step (`scene`: cells → rectangles, testable without a GPU) and the
+//! GPU side (`gpu`: adapter, device, the instanced-rectangle pipeline of shaders/rect.wgsl,
+//! offscreen rendering). Text (glyphon) and the window surface build on these.
+
+pub mod gpu;
+pub mod scene;
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum RenderError {
+    #[error(
+        "no graphics adapter found: paddock needs Vulkan, Metal, DirectX 12 or OpenGL \
+         (on Linux without a GPU, install a software driver such as Debian's mesa-vulkan-drivers)"
+    )]
+    NoAdapter,
+    #[error("cannot open the graphics device: {0}")]
+    Device(String),
+    #[error("cannot read the rendered image back: {0}")]
+    Readback(String),
+}

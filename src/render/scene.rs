@@ -1,0 +1,215 @@
+//! Cells to rectangles: what the rect pipeline draws for a pane, computed without a GPU.
+//!
+//! Pure: a terminal's read-only view in, `RectInstance`s in pixels out. Runs of cells with the
+//! same background become one rectangle, and cells on the theme's background become none (the
+//! frame is cleared to it), so a screen of plain text costs a handful of instances. Colors are
+//! sRGB bytes as the program named them; the pipeline writes them unconverted.
+
+use crate::mux::{Divider, Rect};
+use crate::term::{default_palette, Color, CursorShape, DynamicColor, Rgb, StyleFlags, Terminal};
+
+/// One filled rectangle, in pixels from the top-left of the target; the layout the shader's
+/// instance buffer reads (see shaders/rect.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RectInstance {
+    pub origin: [f32; 2],
+    pub size: [f32; 2],
+    /// sRGB, 0–1, with alpha.
+    pub color: [f32; 4],
+}
+
+impl RectInstance {
+    pub fn new(x: f32, y: f32, width: f32, height: f32, color: Rgb) -> RectInstance {
+        RectInstance { origin: [x, y], size: [width, height], color: rgba(color) }
+    }
+}
+
+pub fn rgba(color: Rgb) -> [f32; 4] {
+    let channel = |c: u8| f32::from(c) / 255.0;
+    [channel(color.r), channel(color.g), channel(color.b), 1.0]
+}
+
+/// The size of one cell in pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellSize {
+    pub width: f32,
+    pub height: f32,
+}
+
+/// The colors paddock chooses (programs may override the palette and the dynamic colors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Theme {
+    pub foreground: Rgb,
+    pub background: Rgb,
+    pub cursor: Rgb,
+    pub divider: Rgb,
+}
+
+impl Default for Theme {
+    fn default() -> Theme {
+        Theme {
+            foreground: Rgb { r: 0xd8, g: 0xd8, b: 0xd8 },
+            background: Rgb { r: 0x18, g: 0x18, b: 0x1c },
+            cursor: Rgb { r: 0xf0, g: 0xc0, b: 0x40 },
+            divider: Rgb { r: 0x50, g: 0x50, b: 0x58 },
+        }
+    }
+}
+
+/// How the cursor is drawn when the program did not choose a shape, and how thick its lines are.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CursorStyle {
+    pub shape: CursorShape,
+    /// Beam width and underline height, in pixels.
+    pub thickness: f32,
+}
+
+/// One pane to draw: its terminal and where its top-left cell is, in pixels.
+pub struct PaneView<'a> {
+    pub term: &'a Terminal,
+    pub origin: [f32; 2],
+    pub focused: bool,
+}
+
+/// The colors of one pane: the theme under the program's own overrides.
+pub struct Colors<'a> {
+    term: &'a Terminal,
+    theme: &'a Theme,
+}
+
+impl<'a> Colors<'a> {
+    pub fn new(term: &'a Terminal, theme: &'a Theme) -> Colors<'a> {
+        Colors { term, theme }
+    }
+
+    pub fn background(&self) -> Rgb {
+        let background = self.term.dynamic_color_override(DynamicColor::Background);
+        background.unwrap_or(self.theme.background)
+    }
+
+    pub fn foreground(&self) -> Rgb {
+        let foreground = self.term.dynamic_color_override(DynamicColor::Foreground);
+        foreground.unwrap_or(self.theme.foreground)
+    }
+
+    pub fn cursor(&self) -> Rgb {
+        self.term.dynamic_color_override(DynamicColor::Cursor).unwrap_or(self.theme.cursor)
+    }
+
+    pub fn resolve(&self, color: Color, default: Rgb) -> Rgb {
+        match color {
+            Color::Default => default,
+            Color::Indexed(i) => self.term.palette_override(i).unwrap_or(default_palette(i)),
+            Color::Rgb(r, g, b) => Rgb { r, g, b },
+        }
+    }
+
+    /// A cell style's background as shown: inverse video swaps it with the foreground.
+    pub fn cell_background(&self, fg: Color, bg: Color, flags: StyleFlags) -> Rgb {
+        if flags.contains(StyleFlags::INVERSE) {
+            self.resolve(fg, self.foreground())
+        } else {
+            self.resolve(bg, self.background())
+        }
+    }
+}
+
+/// The rectangles of one pane: cell backgrounds (merged into runs), then the cursor.
+pub fn push_pane(
+    pane: &PaneView<'_>,
+    cell: CellSize,
+    theme: &Theme,
+    cursor_style: CursorStyle,
+    out: &mut Vec<RectInstance>,
+) {
+    let colors = Colors::new(pane.term, theme);
+    let clear = colors.background();
+    let [x0, y0] = pane.origin;
+    for (row_index, row) in pane.term.rows().iter().enumerate() {
+        let y = y0 + row_index as f32 * cell.height;
+        let mut run: Option<(usize, Rgb)> = None;
+        let cells = row.cells();
+        for col in 0..=cells.len() {
+            let color = cells.get(col).map(|c| {
+                let style = pane.term.style(c.style());
+                colors.cell_background(style.fg, style.bg, style.flags)
+            });
+            if run.map(|(_, c)| Some(c)) == Some(color) {
+                continue;
+            }
+            if let Some((start, color)) = run.take() {
+                if color != clear {
+                    let x = x0 + start as f32 * cell.width;
+                    let width = (col - start) as f32 * cell.width;
+                    out.push(RectInstance::new(x, y, width, cell.height, color));
+                }
+            }
+            run = color.map(|c| (col, c));
+        }
+    }
+    push_cursor(pane, cell, &colors, cursor_style, out);
+}
+
+fn push_cursor(
+    pane: &PaneView<'_>,
+    cell: CellSize,
+    colors: &Colors<'_>,
+    style: CursorStyle,
+    out: &mut Vec<RectInstance>,
+) {
+    let cursor = pane.term.cursor();
+    if !cursor.visible {
+        return;
+    }
+    // A wide character's cursor covers both of its cells.
+    let wide = pane
+        .term
+        .row(cursor.row)
+        .is_some_and(|r| r.cells().get(cursor.col).is_some_and(|c| c.has(crate::term::Cell::WIDE)));
+    let width = if wide { 2.0 * cell.width } else { cell.width };
+    let x = pane.origin[0] + cursor.col as f32 * cell.width;
+    let y = pane.origin[1] + cursor.row as f32 * cell.height;
+    let color = colors.cursor();
+    let line = style.thickness.min(cell.width).min(cell.height);
+    let shape = cursor.shape.unwrap_or(style.shape);
+    match (shape, pane.focused) {
+        (CursorShape::Block, true) => out.push(RectInstance::new(x, y, width, cell.height, color)),
+        (CursorShape::Beam, _) => out.push(RectInstance::new(x, y, line, cell.height, color)),
+        (CursorShape::Underline, _) => {
+            out.push(RectInstance::new(x, y + cell.height - line, width, line, color))
+        }
+        // An unfocused pane's block cursor is hollow: four edges.
+        (CursorShape::Block, false) => {
+            let h = cell.height;
+            out.push(RectInstance::new(x, y, width, line, color));
+            out.push(RectInstance::new(x, y + h - line, width, line, color));
+            out.push(RectInstance::new(x, y, line, h, color));
+            out.push(RectInstance::new(x + width - line, y, line, h, color));
+        }
+    }
+}
+
+/// The dividers between panes, laid out in cells from `origin` (pixels).
+pub fn push_dividers(
+    dividers: &[Divider],
+    origin: [f32; 2],
+    cell: CellSize,
+    theme: &Theme,
+    out: &mut Vec<RectInstance>,
+) {
+    for divider in dividers {
+        let Rect { col, row, cols, rows } = divider.rect;
+        let (x, y) = (origin[0] + col as f32 * cell.width, origin[1] + row as f32 * cell.height);
+        out.push(RectInstance::new(
+            x,
+            y,
+            cols as f32 * cell.width,
+            rows as f32 * cell.height,
+            theme.divider,
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,196 @@
+//! Rendering: every shader validates with naga, and the rect pipeline draws the scene of real
+//! byte streams on a real GPU adapter (in CI: Mesa's software Vulkan, lavapipe), compared with
+//! committed golden PNGs. `cargo xtask bless` rewrites them; a mismatch writes the actual image
+//! and a diff under target/golden-failures and says where.
+
+use std::path::{Path, PathBuf};
+
+use paddock::mux::{Axis, Divider, Rect};
+use paddock::render::gpu::{render_offscreen, Gpu, Image, RectPipeline};
+use paddock::render::scene::{
+    push_dividers, push_pane, CellSize, Colors, CursorStyle, PaneView, RectInstance, Theme,
+};
+use paddock::term::{CursorShape, TermConfig, TermSize, Terminal};
+
+#[test]
+fn every_shader_validates_with_naga() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("shaders/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "wgsl") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("read shader");
+        let module = naga::front::wgsl::parse_str(&source)
+            .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&source)));
+        let mut validator = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        );
+        validator
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&source)));
+        checked += 1;
+    }
+    assert!(checked >= 1, "no shaders found in {}", dir.display());
+}
+
+const CELL: CellSize = CellSize { width: 8.0, height: 16.0 };
+
+fn terminal(cols: usize, lines: usize, bytes: &str) -> Terminal {
+    let mut term = Terminal::new(TermSize::new(cols, lines), TermConfig::default());
+    term.advance(bytes.as_bytes());
+    term
+}
+
+/// The 16 colors, a stretch of the 256-color cube and grays, a truecolor ramp, inverse video.
+fn palettes() -> String {
+    let mut s = String::new();
+    for i in 0..16 {
+        s.push_str(&format!("\x1b[48;5;{i}m  "));
+    }
+    s.push_str("\x1b[0m\r\n");
+    for i in (16..256).step_by(8) {
+        s.push_str(&format!("\x1b[48;5;{i}m "));
+    }
+    s.push_str("\x1b[0m\r\n");
+    for i in 0..32 {
+        s.push_str(&format!("\x1b[48;2;{};{};{}m ", i * 8, 255 - i * 8, 128));
+    }
+    s.push_str("\x1b[0m\r\n\x1b[7m inverse \x1b[0m \x1b[31;7m red \x1b[0m");
+    s
+}
+
+fn render(name: &str, size: (u32, u32), rects: &[RectInstance], clear: paddock::term::Rgb) {
+    let gpu = Gpu::headless().unwrap_or_else(|e| {
+        panic!("{e}\n(CI installs mesa-vulkan-drivers through `cargo xtask ci`)")
+    });
+    eprintln!("render test on {:?} (software: {})", gpu.adapter.name, gpu.is_software());
+    let mut pipeline = RectPipeline::new(&gpu.device, paddock::render::gpu::TARGET_FORMAT);
+    let image = render_offscreen(&gpu, &mut pipeline, clear, size, rects).expect("render");
+    expect_golden(name, &image);
+}
+
+#[test]
+fn palettes_and_cursor_render_as_the_golden_image() {
+    let theme = Theme::default();
+    let term = terminal(32, 5, &palettes());
+    let mut rects = Vec::new();
+    let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+    push_pane(
+        &PaneView { term: &term, origin: [0.0, 0.0], focused: true },
+        CELL,
+        &theme,
+        cursor,
+        &mut rects,
+    );
+    let clear = Colors::new(&term, &theme).background();
+    render("palettes", (256, 80), &rects, clear);
+}
+
+#[test]
+fn a_split_with_a_divider_and_both_cursor_kinds_renders_as_the_golden_image() {
+    let theme = Theme::default();
+    let left = terminal(10, 4, "left\x1b[42m  \x1b[0m");
+    let right = terminal(9, 4, "\x1b[44mright\x1b[0m\r\nbar\x1b[6 q");
+    let mut rects = Vec::new();
+    let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+    push_pane(
+        &PaneView { term: &left, origin: [0.0, 0.0], focused: false },
+        CELL,
+        &theme,
+        cursor,
+        &mut rects,
+    );
+    push_pane(
+        &PaneView { term: &right, origin: [88.0, 0.0], focused: true },
+        CELL,
+        &theme,
+        cursor,
+        &mut rects,
+    );
+    let divider = Divider { axis: Axis::Horizontal, rect: Rect::new(10, 0, 1, 4) };
+    push_dividers(&[divider], [0.0, 0.0], CELL, &theme, &mut rects);
+    render("split", (160, 64), &rects, theme.background);
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The largest difference allowed per channel: rasterisers may round edges differently.
+const TOLERANCE: u8 = 2;
+
+fn expect_golden(name: &str, image: &Image) {
+    let golden = root().join("tests/data/goldens").join(format!("{name}.png"));
+    if std::env::var_os("PADDOCK_BLESS").is_some() {
+        write_png(&golden, image);
+        return;
+    }
+    let expected = read_png(&golden).unwrap_or_else(|| {
+        panic!("{}: missing (run `cargo xtask bless` to create it)", golden.display())
+    });
+    let same_size = (expected.width, expected.height) == (image.width, image.height);
+    let worst = if same_size {
+        expected.rgba.iter().zip(&image.rgba).map(|(a, b)| a.abs_diff(*b)).max().unwrap_or(0)
+    } else {
+        u8::MAX
+    };
+    if worst <= TOLERANCE {
+        return;
+    }
+    let failures = root().join("target/golden-failures");
+    let actual = failures.join(format!("{name}.actual.png"));
+    write_png(&actual, image);
+    let mut message = format!(
+        "{name}: the rendered image differs from {} (largest channel difference {worst}); actual: {}",
+        golden.display(),
+        actual.display()
+    );
+    if same_size {
+        let diff = diff_image(&expected, image);
+        let diff_path = failures.join(format!("{name}.diff.png"));
+        write_png(&diff_path, &diff);
+        message.push_str(&format!("; diff: {}", diff_path.display()));
+    }
+    panic!("{message}");
+}
+
+/// Red where pixels differ beyond the tolerance, the expected image dimmed elsewhere.
+fn diff_image(expected: &Image, actual: &Image) -> Image {
+    let mut rgba = Vec::with_capacity(expected.rgba.len());
+    for (a, b) in expected.rgba.chunks(4).zip(actual.rgba.chunks(4)) {
+        let differs = a.iter().zip(b).any(|(x, y)| x.abs_diff(*y) > TOLERANCE);
+        if differs {
+            rgba.extend_from_slice(&[255, 0, 0, 255]);
+        } else {
+            rgba.extend_from_slice(&[a[0] / 3, a[1] / 3, a[2] / 3, 255]);
+        }
+    }
+    Image { width: expected.width, height: expected.height, rgba }
+}
+
+fn write_png(path: &PathBuf, image: &Image) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("create dir");
+    let file = std::fs::File::create(path).expect("create png");
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), image.width, image.height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().expect("png header");
+    writer.write_image_data(&image.rgba).expect("png data");
+}
+
+fn read_png(path: &Path) -> Option<Image> {
+    let file = std::fs::File::open(path).ok()?;
+    let decoder = png::Decoder::new(std::io::BufReader::new(file));
+    let mut reader = decoder.read_info().ok()?;
+    let mut rgba = vec![0; reader.output_buffer_size()?];
+    let info = reader.next_frame(&mut rgba).ok()?;
+    rgba.truncate(info.buffer_size());
+    (info.color_type == png::ColorType::Rgba).then_some(Image {
+        width: info.width,
+        height: info.height,
+        rgba,
+    })
+}
