@@ -191,12 +191,27 @@ pub struct Image {
 }
 
 /// Clear a `width`×`height` texture to `clear`, draw `rects` on it and read it back.
-pub fn render_offscreen(
+pub fn render_rects(
     gpu: &Gpu,
     pipeline: &mut RectPipeline,
     clear: Rgb,
     (width, height): (u32, u32),
     rects: &[RectInstance],
+) -> Result<Image, RenderError> {
+    pipeline.prepare(&gpu.device, &gpu.queue, (width.max(1), height.max(1)), rects);
+    render_offscreen(gpu, clear, (width, height), |pass| {
+        pipeline.draw(pass, rects.len());
+        Ok(())
+    })
+}
+
+/// Clear a `width`×`height` texture to `clear`, run `draw` in one render pass on it (everything
+/// it draws is prepared beforehand) and read the image back.
+pub fn render_offscreen(
+    gpu: &Gpu,
+    clear: Rgb,
+    (width, height): (u32, u32),
+    draw: impl FnOnce(&mut wgpu::RenderPass<'_>) -> Result<(), RenderError>,
 ) -> Result<Image, RenderError> {
     let (width, height) = (width.max(1), height.max(1));
     let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
@@ -210,7 +225,6 @@ pub fn render_offscreen(
         view_formats: &[],
     });
     let view = texture.create_view(&Default::default());
-    pipeline.prepare(&gpu.device, &gpu.queue, (width, height), rects);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
         let [r, g, b, _] = super::scene::rgba(clear);
@@ -235,7 +249,7 @@ pub fn render_offscreen(
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        pipeline.draw(&mut pass, rects.len());
+        draw(&mut pass)?;
     }
     let row_bytes = width * 4;
     let padded =

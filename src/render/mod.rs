@@ -4,6 +4,7 @@
 
 pub mod gpu;
 pub mod scene;
+pub mod text;
 
 use thiserror::Error;
 
@@ -18,4 +19,6 @@ pub enum RenderError {
     Device(String),
     #[error("cannot read the rendered image back: {0}")]
     Readback(String),
+    #[error("cannot draw text: {0}")]
+    Text(String),
 }

@@ -6,10 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use paddock::mux::{Axis, Divider, Rect};
-use paddock::render::gpu::{render_offscreen, Gpu, Image, RectPipeline};
+use paddock::render::gpu::{
+    render_offscreen, render_rects, Gpu, Image, RectPipeline, TARGET_FORMAT,
+};
 use paddock::render::scene::{
     push_dividers, push_pane, CellSize, Colors, CursorStyle, PaneView, RectInstance, Theme,
 };
+use paddock::render::text::{Fonts, PaneText, TextLayer};
 use paddock::term::{CursorShape, TermConfig, TermSize, Terminal};
 
 #[test]
@@ -62,14 +65,60 @@ fn palettes() -> String {
     s
 }
 
-fn render(name: &str, size: (u32, u32), rects: &[RectInstance], clear: paddock::term::Rgb) {
+fn gpu() -> Gpu {
     let gpu = Gpu::headless().unwrap_or_else(|e| {
         panic!("{e}\n(CI installs mesa-vulkan-drivers through `cargo xtask ci`)")
     });
     eprintln!("render test on {:?} (software: {})", gpu.adapter.name, gpu.is_software());
-    let mut pipeline = RectPipeline::new(&gpu.device, paddock::render::gpu::TARGET_FORMAT);
-    let image = render_offscreen(&gpu, &mut pipeline, clear, size, rects).expect("render");
+    gpu
+}
+
+fn render(name: &str, size: (u32, u32), rects: &[RectInstance], clear: paddock::term::Rgb) {
+    let gpu = gpu();
+    let mut pipeline = RectPipeline::new(&gpu.device, TARGET_FORMAT);
+    let image = render_rects(&gpu, &mut pipeline, clear, size, rects).expect("render");
     expect_golden(name, &image);
+}
+
+#[test]
+fn styled_text_renders_as_the_golden_image_and_reshapes_only_changed_rows() {
+    let gpu = gpu();
+    let theme = Theme::default();
+    let mut text = TextLayer::new(&gpu.device, &gpu.queue, TARGET_FORMAT, 16.0, Fonts::BundledOnly);
+    let cell = text.cell_size();
+    let mut term = terminal(30, 4, "Hello, paddock! 0123456789\r\n\x1b[1mbold\x1b[0m \x1b[3mitalic\x1b[0m \x1b[2mdim\x1b[0m \x1b[31mred\x1b[0m \x1b[7minverse\x1b[0m\r\n\x1b[8mhidden\x1b[0m \x1b[42;30m on green \x1b[0m \x1b[38;2;255;128;0mtruecolor\x1b[0m\r\n$ ");
+    let size = ((30.0 * cell.width) as u32, (4.0 * cell.height) as u32);
+    let mut pipeline = RectPipeline::new(&gpu.device, TARGET_FORMAT);
+    let mut frame = |term: &Terminal, text: &mut TextLayer| {
+        let mut rects = Vec::new();
+        let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+        push_pane(
+            &PaneView { term, origin: [0.0, 0.0], focused: true },
+            cell,
+            &theme,
+            cursor,
+            &mut rects,
+        );
+        pipeline.prepare(&gpu.device, &gpu.queue, size, &rects);
+        let panes = [PaneText { key: 1, term, origin: [0.0, 0.0] }];
+        text.prepare(&gpu.device, &gpu.queue, size, &theme, &panes).expect("prepare text");
+        let image = render_offscreen(&gpu, theme.background, size, |pass| {
+            pipeline.draw(pass, rects.len());
+            text.render(pass)
+        })
+        .expect("render");
+        text.trim();
+        image
+    };
+    let image = frame(&term, &mut text);
+    assert_eq!(text.rows_shaped(), 4, "the first frame shapes every row");
+    expect_golden("text", &image);
+    // Nothing changed: nothing is shaped again. One row changed: one row is.
+    frame(&term, &mut text);
+    assert_eq!(text.rows_shaped(), 0);
+    term.advance(b"ls");
+    frame(&term, &mut text);
+    assert_eq!(text.rows_shaped(), 1);
 }
 
 #[test]

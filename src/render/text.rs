@@ -1,0 +1,305 @@
+//! Text: each visible row of a pane is one glyphon buffer, shaped again only when the row's
+//! content or styles change (a hash of what it shows is kept per row), so a frame in which one
+//! row changed shapes one row.
+//!
+//! The bundled JetBrains Mono (assets/fonts) is the primary face, so text looks the same on
+//! every machine; system fonts fill in missing glyphs unless the layer is built with the bundled
+//! fonts only (as the golden-image tests are, for images that do not depend on the host).
+//! Glyphs are aligned to the cell grid (cosmic-text's monospace width), so fallback glyphs and
+//! wide characters land on their cells.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use glyphon::{
+    Attrs, Buffer, Cache, Color, ColorMode, Family, FontSystem, Metrics, Resolution, Shaping,
+    Style as FontStyle, SwashCache, TextArea, TextAtlas, TextBounds, TextRenderer, Viewport,
+    Weight,
+};
+
+use super::scene::{CellSize, Colors, Theme};
+use super::RenderError;
+use crate::term::{Rgb, StyleFlags, Terminal};
+
+/// The family name of the bundled font.
+pub const FAMILY: &str = "JetBrains Mono";
+
+const BUNDLED: [&[u8]; 4] = [
+    include_bytes!("../../assets/fonts/JetBrainsMono-Regular.ttf"),
+    include_bytes!("../../assets/fonts/JetBrainsMono-Bold.ttf"),
+    include_bytes!("../../assets/fonts/JetBrainsMono-Italic.ttf"),
+    include_bytes!("../../assets/fonts/JetBrainsMono-BoldItalic.ttf"),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fonts {
+    /// The bundled font, then the system's for glyphs it lacks.
+    BundledAndSystem,
+    /// Only the bundled font (deterministic images for tests).
+    BundledOnly,
+}
+
+/// Which pane a cached row belongs to (any stable number the caller chooses).
+pub type PaneKey = u32;
+
+struct CachedRow {
+    hash: u64,
+    buffer: Buffer,
+}
+
+pub struct TextLayer {
+    font_system: FontSystem,
+    swash: SwashCache,
+    viewport: Viewport,
+    atlas: TextAtlas,
+    renderer: TextRenderer,
+    metrics: Metrics,
+    cell: CellSize,
+    rows: HashMap<(PaneKey, usize), CachedRow>,
+    /// Rows shaped by the last `prepare`, for tests and benchmarks.
+    shaped: usize,
+}
+
+/// One pane's text to draw.
+pub struct PaneText<'a> {
+    pub key: PaneKey,
+    pub term: &'a Terminal,
+    pub origin: [f32; 2],
+}
+
+impl TextLayer {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        font_size: f32,
+        fonts: Fonts,
+    ) -> TextLayer {
+        let bundled = BUNDLED
+            .iter()
+            .map(|data| glyphon::fontdb::Source::Binary(std::sync::Arc::new(data.to_vec())));
+        let mut font_system = match fonts {
+            Fonts::BundledOnly => FontSystem::new_with_fonts(bundled),
+            Fonts::BundledAndSystem => {
+                let mut system = FontSystem::new();
+                for source in bundled {
+                    system.db_mut().load_font_source(source);
+                }
+                system
+            }
+        };
+        let line_height = (font_size * 1.25).round();
+        let metrics = Metrics::new(font_size, line_height);
+        let width = advance_width(&mut font_system, metrics);
+        let cache = Cache::new(device);
+        let viewport = Viewport::new(device, &cache);
+        // The target is not sRGB: colors go through as the bytes programs named.
+        let mut atlas = TextAtlas::with_color_mode(device, queue, &cache, format, ColorMode::Web);
+        let renderer = TextRenderer::new(&mut atlas, device, Default::default(), None);
+        TextLayer {
+            font_system,
+            swash: SwashCache::new(),
+            viewport,
+            atlas,
+            renderer,
+            metrics,
+            cell: CellSize { width, height: line_height },
+            rows: HashMap::new(),
+            shaped: 0,
+        }
+    }
+
+    /// The size of a cell in pixels: the font's advance and line height.
+    pub fn cell_size(&self) -> CellSize {
+        self.cell
+    }
+
+    /// Rows shaped by the last `prepare`.
+    pub fn rows_shaped(&self) -> usize {
+        self.shaped
+    }
+
+    /// Shape what changed and upload the glyphs for `panes`. The terminals are only read here:
+    /// callers hold each pane's lock for this call only, never across GPU work.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        resolution: (u32, u32),
+        theme: &Theme,
+        panes: &[PaneText<'_>],
+    ) -> Result<(), RenderError> {
+        self.viewport.update(queue, Resolution { width: resolution.0, height: resolution.1 });
+        self.shaped = 0;
+        let mut live = Vec::new();
+        for pane in panes {
+            let colors = Colors::new(pane.term, theme);
+            for row in 0..pane.term.rows().len() {
+                let spans = row_spans(pane.term, row, &colors);
+                let hash = hash_spans(&spans);
+                let key = (pane.key, row);
+                live.push(key);
+                let cached = self.rows.get(&key).is_some_and(|r| r.hash == hash);
+                if !cached {
+                    let buffer = self.shape(&spans, pane.term.size().cols);
+                    self.rows.insert(key, CachedRow { hash, buffer });
+                    self.shaped += 1;
+                }
+            }
+        }
+        // Rows of panes that went away, or of rows past a shrunken screen.
+        self.rows.retain(|key, _| live.contains(key));
+        let mut areas = Vec::new();
+        for pane in panes {
+            let (cols, lines) = (pane.term.size().cols as f32, pane.term.size().lines as f32);
+            let bounds = TextBounds {
+                left: pane.origin[0] as i32,
+                top: pane.origin[1] as i32,
+                right: (pane.origin[0] + cols * self.cell.width).ceil() as i32,
+                bottom: (pane.origin[1] + lines * self.cell.height).ceil() as i32,
+            };
+            for row in 0..pane.term.rows().len() {
+                if let Some(cached) = self.rows.get(&(pane.key, row)) {
+                    areas.push(TextArea {
+                        buffer: &cached.buffer,
+                        left: pane.origin[0],
+                        top: pane.origin[1] + row as f32 * self.cell.height,
+                        scale: 1.0,
+                        bounds,
+                        default_color: Color::rgb(255, 255, 255),
+                        custom_glyphs: &[],
+                    });
+                }
+            }
+        }
+        self.renderer
+            .prepare(
+                device,
+                queue,
+                &mut self.font_system,
+                &mut self.atlas,
+                &self.viewport,
+                areas,
+                &mut self.swash,
+            )
+            .map_err(|e| RenderError::Text(e.to_string()))
+    }
+
+    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) -> Result<(), RenderError> {
+        self.renderer
+            .render(&self.atlas, &self.viewport, pass)
+            .map_err(|e| RenderError::Text(e.to_string()))
+    }
+
+    /// Let the atlas drop glyphs no longer used (after each frame).
+    pub fn trim(&mut self) {
+        self.atlas.trim();
+    }
+
+    fn shape(&mut self, spans: &[Span], cols: usize) -> Buffer {
+        let mut buffer = Buffer::new(&mut self.font_system, self.metrics);
+        buffer.set_monospace_width(Some(self.cell.width));
+        // No wrapping: a row is one line, as wide as the pane.
+        buffer.set_size(Some(cols as f32 * self.cell.width + 1.0), Some(self.cell.height));
+        let base = Attrs::new().family(Family::Name(FAMILY));
+        let attrs: Vec<Attrs> = spans.iter().map(|s| span_attrs(&base, s)).collect();
+        buffer.set_rich_text(
+            spans.iter().zip(&attrs).map(|(s, a)| (s.text.as_str(), a.clone())),
+            &base,
+            Shaping::Advanced,
+            None,
+        );
+        buffer.shape_until_scroll(&mut self.font_system, false);
+        buffer
+    }
+}
+
+/// A run of a row's text in one look.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub text: String,
+    pub color: Rgb,
+    pub bold: bool,
+    pub italic: bool,
+}
+
+fn span_attrs<'a>(base: &Attrs<'a>, span: &Span) -> Attrs<'a> {
+    let Rgb { r, g, b } = span.color;
+    let mut attrs = base.clone().color(Color::rgb(r, g, b));
+    if span.bold {
+        attrs = attrs.weight(Weight::BOLD);
+    }
+    if span.italic {
+        attrs = attrs.style(FontStyle::Italic);
+    }
+    attrs
+}
+
+/// The row's text as styled runs: fillers skipped (the grid alignment puts wide characters on
+/// their two cells), hidden text as spaces, dim text halfway to the background, inverse text
+/// in the background color.
+pub fn row_spans(term: &Terminal, row: usize, colors: &Colors<'_>) -> Vec<Span> {
+    let mut spans: Vec<Span> = Vec::new();
+    let Some(cells) = term.row(row) else {
+        return spans;
+    };
+    for (col, cell) in cells.cells().iter().enumerate() {
+        if cell.is_filler() {
+            continue;
+        }
+        let style = term.style(cell.style());
+        let flags = style.flags;
+        let mut color = if flags.contains(StyleFlags::INVERSE) {
+            colors.resolve(style.bg, colors.background())
+        } else {
+            colors.resolve(style.fg, colors.foreground())
+        };
+        if flags.contains(StyleFlags::DIM) {
+            color = halfway(color, colors.cell_background(style.fg, style.bg, flags));
+        }
+        let hidden = flags.contains(StyleFlags::HIDDEN);
+        let look = (color, flags.contains(StyleFlags::BOLD), flags.contains(StyleFlags::ITALIC));
+        let mut text = String::new();
+        text.push(if hidden { ' ' } else { cell.ch() });
+        if !hidden {
+            text.extend(cells.marks(col));
+        }
+        match spans.last_mut() {
+            Some(last) if (last.color, last.bold, last.italic) == look => last.text.push_str(&text),
+            _ => spans.push(Span { text, color: look.0, bold: look.1, italic: look.2 }),
+        }
+    }
+    // Trailing blanks draw nothing; leaving them out keeps most rows' buffers short.
+    while let Some(last) = spans.last_mut() {
+        let trimmed = last.text.trim_end_matches(' ').len();
+        last.text.truncate(trimmed);
+        if !last.text.is_empty() {
+            break;
+        }
+        spans.pop();
+    }
+    spans
+}
+
+fn halfway(a: Rgb, b: Rgb) -> Rgb {
+    let mix = |x: u8, y: u8| ((u16::from(x) + u16::from(y)) / 2) as u8;
+    Rgb { r: mix(a.r, b.r), g: mix(a.g, b.g), b: mix(a.b, b.b) }
+}
+
+fn hash_spans(spans: &[Span]) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    spans.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The advance of '0' in the bundled face: the width of a cell.
+fn advance_width(font_system: &mut FontSystem, metrics: Metrics) -> f32 {
+    let mut buffer = Buffer::new(font_system, metrics);
+    let attrs = Attrs::new().family(Family::Name(FAMILY));
+    buffer.set_text("0", &attrs, Shaping::Advanced, None);
+    buffer.shape_until_scroll(font_system, false);
+    let width = buffer.layout_runs().flat_map(|run| run.glyphs.iter()).map(|g| g.w).next();
+    // Not rounded: glyphs advance by exactly this much, so cells must too, or text drifts off
+    // its cells along a row. JetBrains Mono's advance is 0.6 em, if shaping found nothing.
+    width.unwrap_or(metrics.font_size * 0.6)
+}
