@@ -6,7 +6,9 @@
 //! sRGB bytes as the program named them; the pipeline writes them unconverted.
 
 use crate::mux::{Divider, Rect};
-use crate::term::{default_palette, Color, CursorShape, DynamicColor, Rgb, StyleFlags, Terminal};
+use crate::term::{
+    default_palette, Color, CursorShape, DynamicColor, Rgb, StyleFlags, Terminal, UnderlineStyle,
+};
 
 /// One filled rectangle, in pixels from the top-left of the target; the layout the shader's
 /// instance buffer reads (see shaders/rect.wgsl).
@@ -148,7 +150,64 @@ pub fn push_pane(
             run = color.map(|c| (col, c));
         }
     }
+    push_decorations(pane, cell, &colors, cursor_style.thickness.max(1.0) / 2.0, out);
     push_cursor(pane, cell, &colors, cursor_style, out);
+}
+
+/// Underlines (five styles, in the underline color or else the text's) and strikethrough.
+fn push_decorations(
+    pane: &PaneView<'_>,
+    cell: CellSize,
+    colors: &Colors<'_>,
+    line: f32,
+    out: &mut Vec<RectInstance>,
+) {
+    let [x0, y0] = pane.origin;
+    for (row_index, row) in pane.term.rows().iter().enumerate() {
+        let top = y0 + row_index as f32 * cell.height;
+        for (col, c) in row.cells().iter().enumerate() {
+            let style = pane.term.style(c.style());
+            let strike = style.flags.contains(StyleFlags::STRIKE);
+            if style.underline == UnderlineStyle::None && !strike {
+                continue;
+            }
+            let text = colors.resolve(style.fg, colors.foreground());
+            let x = x0 + col as f32 * cell.width;
+            let w = cell.width;
+            if strike {
+                out.push(RectInstance::new(x, top + cell.height * 0.5, w, line, text));
+            }
+            let color = colors.resolve(style.underline_color, text);
+            let base = top + cell.height - 2.0 * line;
+            let mut push = |dx: f32, dy: f32, width: f32| {
+                out.push(RectInstance::new(x + dx, base + dy, width, line, color));
+            };
+            match style.underline {
+                UnderlineStyle::None => {}
+                UnderlineStyle::Single => push(0.0, 0.0, w),
+                UnderlineStyle::Double => {
+                    push(0.0, 0.0, w);
+                    push(0.0, -2.0 * line, w);
+                }
+                // Half-cell segments up and down: a wave at any cell size.
+                UnderlineStyle::Curly => {
+                    push(0.0, -line, w / 2.0);
+                    push(w / 2.0, 0.0, w / 2.0);
+                }
+                UnderlineStyle::Dotted => {
+                    let mut dx = 0.0;
+                    while dx < w {
+                        push(dx, 0.0, line.min(w - dx));
+                        dx += 2.0 * line;
+                    }
+                }
+                UnderlineStyle::Dashed => {
+                    push(0.0, 0.0, w * 0.4);
+                    push(w * 0.6, 0.0, w * 0.4);
+                }
+            }
+        }
+    }
 }
 
 fn push_cursor(

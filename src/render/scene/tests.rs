@@ -97,3 +97,25 @@ fn dividers_cover_their_cells() {
 fn an_instance_is_the_32_bytes_the_shader_reads() {
     assert_eq!(std::mem::size_of::<RectInstance>(), 32);
 }
+
+#[test]
+fn underlines_and_strikethrough_are_lines_in_their_colors() {
+    let theme = Theme::default();
+    let fg = theme.foreground;
+    // Single underline in the text color, one per cell; a red double underline on green text.
+    let out = rects("\x1b[4ma\x1b[0m\x1b[32;21;58;5;1mb\x1b[0m\x1b[9mc\x1b[?25l", true);
+    assert_eq!(
+        out,
+        [
+            RectInstance::new(100.0, 68.0, 10.0, 1.0, fg),
+            RectInstance::new(110.0, 68.0, 10.0, 1.0, default_palette(1)),
+            RectInstance::new(110.0, 66.0, 10.0, 1.0, default_palette(1)),
+            RectInstance::new(120.0, 60.0, 10.0, 1.0, fg),
+        ]
+    );
+    for style in ["4:3", "4:4", "4:5"] {
+        let out = rects(&format!("\x1b[{style}mx\x1b[?25l"), true);
+        assert!(out.len() >= 2, "{style}: {out:?}");
+        assert!(out.iter().all(|r| r.origin[0] >= 100.0 && r.origin[0] + r.size[0] <= 110.0));
+    }
+}
