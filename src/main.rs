@@ -39,17 +39,9 @@ fn finish(what: &str, result: anyhow::Result<()>, failure: u8) -> ExitCode {
     }
 }
 
-fn run(args: RunArgs) -> ExitCode {
-    if !args.headless {
-        // The window arrives with a later release; until then, say what there is.
-        eprintln!("paddock: the window is not built yet; run `paddock --headless` (see --help)");
-        return ExitCode::from(2);
-    }
-    run_headless(args)
-}
-
 #[cfg(unix)]
-fn run_headless(args: RunArgs) -> ExitCode {
+fn run(args: RunArgs) -> ExitCode {
+    let headless = args.headless;
     let options = paddock::app::headless::HeadlessOptions {
         command: args.exec,
         exit_with_child: args.exit_with_child,
@@ -58,7 +50,12 @@ fn run_headless(args: RunArgs) -> ExitCode {
         // Panes get this path as PADDOCK_SOCKET and may run elsewhere: make it absolute.
         socket: args.listen.map(|p| std::path::absolute(&p).unwrap_or(p)),
     };
-    match paddock::app::headless::run(options) {
+    let result = if headless {
+        paddock::app::headless::run(options)
+    } else {
+        paddock::app::window::run(options)
+    };
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             eprintln!("paddock: {err:#}");
@@ -68,8 +65,8 @@ fn run_headless(args: RunArgs) -> ExitCode {
 }
 
 #[cfg(not(unix))]
-fn run_headless(_args: RunArgs) -> ExitCode {
-    eprintln!("paddock: headless mode is not available on this platform yet");
+fn run(_args: RunArgs) -> ExitCode {
+    eprintln!("paddock: the window and headless mode are not available on this platform yet");
     ExitCode::from(2)
 }
 

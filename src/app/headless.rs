@@ -34,43 +34,110 @@ pub struct HeadlessOptions {
     pub socket: Option<PathBuf>,
 }
 
+/// One running instance, with or without a window: its workspace, its control socket, and the
+/// panes being closed in the background.
+pub struct Instance {
+    workspace: Workspace,
+    server: ControlServer,
+    closing: Vec<JoinHandle<()>>,
+    command: Vec<String>,
+    /// The first tab's pane, whose end ends the instance (`--exit-with-child`).
+    first: Option<PaneId>,
+    exit_with_child: bool,
+}
+
+impl Instance {
+    /// Listen on the control socket. Signal handling must already be set up (see `signals`).
+    /// `wake` is called when a pane parsed output.
+    pub fn start(
+        options: &HeadlessOptions,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> anyhow::Result<Instance> {
+        let socket = match options.socket.clone() {
+            Some(path) => path,
+            None => {
+                let dir = socket_dir();
+                prepare_socket_dir(&dir)?;
+                instance_socket(&dir, std::process::id())
+            }
+        };
+        let server = ControlServer::bind(&socket)?;
+        let workspace_options = WorkspaceOptions {
+            area: options.size,
+            scrollback_lines: options.scrollback_lines,
+            default_command: vec![user_shell()],
+            socket,
+        };
+        Ok(Instance {
+            workspace: Workspace::new(workspace_options, wake),
+            server,
+            closing: Vec::new(),
+            command: options.command.clone(),
+            first: None,
+            exit_with_child: options.exit_with_child,
+        })
+    }
+
+    /// Open the first tab and print the control socket's path on stdout.
+    pub fn open_first_tab(&mut self) -> anyhow::Result<()> {
+        let first = self
+            .workspace
+            .open_tab(None, None, self.command.clone())
+            .map_err(anyhow::Error::msg)
+            .context("cannot start the first pane")?;
+        self.first = Some(first);
+        announce(self.server.path());
+        Ok(())
+    }
+
+    pub fn calls(&self) -> &crossbeam_channel::Receiver<Call> {
+        self.server.calls()
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    pub fn workspace_mut(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    /// Carry out a control request; `Some(code)` when the instance should stop.
+    pub fn answer(&mut self, call: Call) -> Option<u8> {
+        let first = self.first.filter(|_| self.exit_with_child);
+        let code = answer(&mut self.workspace, call, first, &mut self.closing);
+        self.closing.retain(|handle| !handle.is_finished());
+        code
+    }
+
+    /// With `--exit-with-child`, the first program's exit code once it has ended.
+    pub fn first_exit(&mut self) -> Option<u8> {
+        match (self.exit_with_child, self.first) {
+            (true, Some(first)) => first_exit(&mut self.workspace, first),
+            _ => None,
+        }
+    }
+
+    /// Close every pane (all at once) and wait for panes being closed.
+    pub fn shut_down(&mut self) {
+        shut_down(&mut self.workspace, std::mem::take(&mut self.closing));
+    }
+}
+
 /// Run until stopped. Returns the process exit code: 0 when stopped, the first program's exit
 /// code with `--exit-with-child`.
 pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
     // Before any other thread exists: see `signals`.
     let signals = SignalListener::start().context("cannot set up signal handling")?;
-    let socket = match options.socket.clone() {
-        Some(path) => path,
-        None => {
-            let dir = socket_dir();
-            prepare_socket_dir(&dir)?;
-            instance_socket(&dir, std::process::id())
-        }
-    };
-    let server = ControlServer::bind(&socket)?;
-    let workspace_options = WorkspaceOptions {
-        area: options.size,
-        scrollback_lines: options.scrollback_lines,
-        default_command: vec![user_shell()],
-        socket: socket.clone(),
-    };
     // Nothing is drawn, so there is nothing to wake for.
-    let mut workspace = Workspace::new(workspace_options, Arc::new(|| {}));
-    let first = workspace
-        .open_tab(None, None, options.command.clone())
-        .map_err(anyhow::Error::msg)
-        .context("cannot start the first pane")?;
-    announce(&socket);
-
-    let mut closing: Vec<JoinHandle<()>> = Vec::new();
+    let mut instance = Instance::start(&options, Arc::new(|| {}))?;
+    instance.open_first_tab()?;
     let exit_code = loop {
         select! {
-            recv(server.calls()) -> call => {
+            recv(instance.calls()) -> call => {
                 let Ok(call) = call else { break 0 };
-                let first = options.exit_with_child.then_some(first);
-                match answer(&mut workspace, call, first, &mut closing) {
-                    Some(code) => break code,
-                    None => continue,
+                if let Some(code) = instance.answer(call) {
+                    break code;
                 }
             }
             recv(signals.receiver()) -> signal => match signal {
@@ -78,15 +145,11 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
                 Ok(Signal::Stop(_)) | Err(_) => break 0,
             },
         }
-        if options.exit_with_child {
-            if let Some(code) = first_exit(&mut workspace, first) {
-                break code;
-            }
+        if let Some(code) = instance.first_exit() {
+            break code;
         }
-        closing.retain(|handle| !handle.is_finished());
     };
-    shut_down(&mut workspace, closing);
-    drop(server);
+    instance.shut_down();
     Ok(exit_code)
 }
 

@@ -8,5 +8,7 @@ mod workspace;
 pub mod headless;
 #[cfg(unix)]
 mod signals;
+#[cfg(unix)]
+pub mod window;
 
 pub use workspace::{Outcome, Workspace, WorkspaceOptions};

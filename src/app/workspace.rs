@@ -70,6 +70,28 @@ impl Workspace {
         &self.mux
     }
 
+    pub fn session(&self, pane: PaneId) -> Option<&PaneSession> {
+        self.panes.get(&pane).map(|p| &p.session)
+    }
+
+    /// The area tabs are laid out in, in cells.
+    pub fn area_size(&self) -> TermSize {
+        self.options.area
+    }
+
+    /// Lay every tab out again in a new area (the window was resized).
+    pub fn set_area(&mut self, area: TermSize) {
+        if area == self.options.area {
+            return;
+        }
+        self.options.area = area;
+        let firsts: Vec<PaneId> =
+            self.mux.tabs().iter().filter_map(|t| t.panes().first().copied()).collect();
+        for pane in firsts {
+            self.relayout(pane);
+        }
+    }
+
     pub fn session_mut(&mut self, pane: PaneId) -> Option<&mut PaneSession> {
         self.panes.get_mut(&pane).map(|p| &mut p.session)
     }

@@ -24,9 +24,19 @@ impl Gpu {
     /// A device for offscreen rendering (no window).
     pub fn headless() -> Result<Gpu, RenderError> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+        Gpu::best(&instance, |_| true)
+    }
+
+    /// A device on the best adapter of `instance` that `usable` accepts (one that can present
+    /// to a window's surface, say).
+    pub fn best(
+        instance: &wgpu::Instance,
+        usable: impl Fn(&wgpu::Adapter) -> bool,
+    ) -> Result<Gpu, RenderError> {
         let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
         let adapter = adapters
             .into_iter()
+            .filter(|a| usable(a))
             .min_by_key(|a| preference(&a.get_info()))
             .ok_or(RenderError::NoAdapter)?;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {

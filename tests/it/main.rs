@@ -28,6 +28,7 @@ pub fn expect_file(path: &Path, actual: &str, context: &str) {
 mod generated;
 #[cfg(target_os = "linux")]
 mod headless;
+mod images;
 mod model;
 mod own_recordings;
 mod properties;
@@ -35,3 +36,5 @@ mod pty;
 mod render;
 mod replay_cli;
 mod tidy;
+#[cfg(target_os = "linux")]
+mod window;

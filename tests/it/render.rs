@@ -3,7 +3,9 @@
 //! committed golden PNGs. `cargo xtask bless` rewrites them; a mismatch writes the actual image
 //! and a diff under target/golden-failures and says where.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::images::{read_png, write_png};
 
 use paddock::mux::{Axis, Divider, Rect};
 use paddock::render::gpu::{
@@ -218,28 +220,4 @@ fn diff_image(expected: &Image, actual: &Image) -> Image {
         }
     }
     Image { width: expected.width, height: expected.height, rgba }
-}
-
-fn write_png(path: &PathBuf, image: &Image) {
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("create dir");
-    let file = std::fs::File::create(path).expect("create png");
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), image.width, image.height);
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().expect("png header");
-    writer.write_image_data(&image.rgba).expect("png data");
-}
-
-fn read_png(path: &Path) -> Option<Image> {
-    let file = std::fs::File::open(path).ok()?;
-    let decoder = png::Decoder::new(std::io::BufReader::new(file));
-    let mut reader = decoder.read_info().ok()?;
-    let mut rgba = vec![0; reader.output_buffer_size()?];
-    let info = reader.next_frame(&mut rgba).ok()?;
-    rgba.truncate(info.buffer_size());
-    (info.color_type == png::ColorType::Rgba).then_some(Image {
-        width: info.width,
-        height: info.height,
-        rgba,
-    })
 }

@@ -22,8 +22,8 @@ const CROSS_TARGETS: &[&str] = &["aarch64-apple-darwin", "x86_64-pc-windows-msvc
 /// PTYs (bash, vim, tput from ncurses-bin, coreutils' yes/head/stty/sleep), and tmux and
 /// util-linux `script` (bsdutils), the peer and the floor of the pane throughput benchmark;
 /// perl-base speaks raw socket requests as another user in the uid test; mesa-vulkan-drivers
-/// is the software Vulkan adapter (lavapipe) the render tests draw on. Later parts (keychain)
-/// add theirs.
+/// is the software Vulkan adapter (lavapipe) the render tests draw on; xvfb, xdotool and
+/// imagemagick run, type into and photograph the real window. Later parts (keychain) add theirs.
 const APT_PACKAGES: &[&str] = &[
     "bash",
     "coreutils",
@@ -33,6 +33,9 @@ const APT_PACKAGES: &[&str] = &[
     "bsdutils",
     "perl-base",
     "mesa-vulkan-drivers",
+    "xvfb",
+    "xdotool",
+    "imagemagick",
 ];
 
 fn main() -> Result<()> {

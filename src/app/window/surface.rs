@@ -1,0 +1,192 @@
+//! The window's surface and one frame: the active tab's panes, their dividers, cursor and text.
+//!
+//! Each pane's model is locked while its rectangles and text are gathered and shaped, and the
+//! locks are dropped before the frame is submitted and presented.
+
+use std::sync::{Arc, MutexGuard};
+
+use winit::window::Window;
+
+use crate::app::Workspace;
+use crate::mux::Rect;
+use crate::render::gpu::{Gpu, RectPipeline};
+use crate::render::scene::{push_dividers, push_pane, CellSize, CursorStyle, PaneView, Theme};
+use crate::render::text::{Fonts, PaneText, TextLayer};
+use crate::render::RenderError;
+use crate::term::{CursorShape, TermSize, Terminal};
+
+pub struct Surface {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    gpu: Gpu,
+    rects: RectPipeline,
+    text: TextLayer,
+    theme: Theme,
+}
+
+impl Surface {
+    pub fn new(
+        instance: &wgpu::Instance,
+        window: Arc<Window>,
+        font_size: f32,
+    ) -> Result<Surface, RenderError> {
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| RenderError::Device(e.to_string()))?;
+        let gpu = Gpu::best(instance, |adapter| adapter.is_surface_supported(&surface))?;
+        if gpu.is_software() {
+            eprintln!(
+                "paddock: drawing on a software renderer ({}); a GPU driver would be faster",
+                gpu.adapter.name
+            );
+        }
+        let size = window.inner_size();
+        let adapter_caps = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+            .into_iter()
+            .find(|a| a.get_info() == gpu.adapter)
+            .map(|a| surface.get_capabilities(&a))
+            .ok_or(RenderError::NoAdapter)?;
+        // A format without sRGB conversion: the bytes programs name are the bytes shown.
+        let format = adapter_caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .or_else(|| adapter_caps.formats.first().copied())
+            .ok_or(RenderError::NoAdapter)?;
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            desired_maximum_frame_latency: 2,
+            present_mode: wgpu::PresentMode::Fifo,
+            alpha_mode: adapter_caps
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: vec![],
+        };
+        surface.configure(&gpu.device, &config);
+        let rects = RectPipeline::new(&gpu.device, format);
+        let scale = window.scale_factor() as f32;
+        let text = TextLayer::new(
+            &gpu.device,
+            &gpu.queue,
+            format,
+            font_size * scale,
+            Fonts::BundledAndSystem,
+        );
+        Ok(Surface { window, surface, config, gpu, rects, text, theme: Theme::default() })
+    }
+
+    pub fn window(&self) -> &Arc<Window> {
+        &self.window
+    }
+
+    pub fn cell_size(&self) -> CellSize {
+        self.text.cell_size()
+    }
+
+    /// The grid that fits the window, in cells.
+    pub fn grid(&self) -> TermSize {
+        let cell = self.cell_size();
+        let cols = (self.config.width as f32 / cell.width).floor().max(1.0) as usize;
+        let rows = (self.config.height as f32 / cell.height).floor().max(1.0) as usize;
+        TermSize::new(cols, rows)
+    }
+
+    /// Follow the window's new size (at least one pixel each way).
+    pub fn resize(&mut self, width: u32, height: u32) {
+        self.config.width = width.max(1);
+        self.config.height = height.max(1);
+        self.surface.configure(&self.gpu.device, &self.config);
+    }
+
+    pub fn draw(&mut self, workspace: &Workspace) -> Result<(), RenderError> {
+        let cell = self.cell_size();
+        let grid = self.grid();
+        let area = Rect::new(0, 0, grid.cols, grid.lines);
+        let Some(tab) = workspace.mux().active_tab() else {
+            return Ok(());
+        };
+        let (layout, dividers) = tab.layout(area);
+        let origin_of = |r: &Rect| [r.col as f32 * cell.width, r.row as f32 * cell.height];
+        let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+        let mut rects = Vec::new();
+        push_dividers(&dividers, [0.0, 0.0], cell, &self.theme, &mut rects);
+        let resolution = (self.config.width, self.config.height);
+        {
+            // The panes' models, locked while this frame is gathered and shaped only.
+            let guards: Vec<(u32, Rect, MutexGuard<'_, Terminal>)> = layout
+                .iter()
+                .filter_map(|(pane, rect)| {
+                    let session = workspace.session(*pane)?;
+                    let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+                    Some((pane.0, *rect, term))
+                })
+                .collect();
+            let mut texts = Vec::new();
+            for (key, rect, term) in &guards {
+                let focused = tab.focus().0 == *key;
+                let view = PaneView { term, origin: origin_of(rect), focused };
+                push_pane(&view, cell, &self.theme, cursor, &mut rects);
+                texts.push(PaneText { key: *key, term, origin: origin_of(rect) });
+            }
+            self.rects.prepare(&self.gpu.device, &self.gpu.queue, resolution, &rects);
+            self.text.prepare(
+                &self.gpu.device,
+                &self.gpu.queue,
+                resolution,
+                &self.theme,
+                &texts,
+            )?;
+        }
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(frame) => frame,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                self.window.request_redraw();
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let view = frame.texture.create_view(&Default::default());
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let [r, g, b, _] = crate::render::scene::rgba(self.theme.background);
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("frame"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: r.into(),
+                            g: g.into(),
+                            b: b.into(),
+                            a: 1.0,
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.rects.draw(&mut pass, rects.len());
+            self.text.render(&mut pass)?;
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+        self.text.trim();
+        Ok(())
+    }
+}
