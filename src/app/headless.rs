@@ -13,7 +13,7 @@ use crossbeam_channel::select;
 
 use super::signals::{Signal, SignalListener};
 use super::workspace::{Outcome, Workspace, WorkspaceOptions};
-use crate::ctl::protocol::Reply;
+use crate::ctl::protocol::{Reply, Request};
 use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer};
 use crate::mux::PaneId;
 use crate::pty::{PaneSession, PaneStatus};
@@ -108,6 +108,28 @@ impl Instance {
         let code = answer(&mut self.workspace, call, first, &mut self.closing);
         self.closing.retain(|handle| !handle.is_finished());
         code
+    }
+
+    /// Carry out a request made from the window (a key binding); errors go to stderr, as
+    /// there is nobody to reply to. `Some(code)` when the instance should stop.
+    pub fn perform(&mut self, request: Request) -> Option<u8> {
+        match self.workspace.handle(request) {
+            Outcome::Reply(reply) => {
+                if let Some(error) = reply.error {
+                    eprintln!("paddock: {}", error.message);
+                }
+            }
+            Outcome::Close(pane, session) => {
+                if self.exit_with_child && self.first == Some(pane) {
+                    return Some(process_exit_code(session.close()));
+                }
+                self.closing.push(std::thread::spawn(move || {
+                    session.close();
+                }));
+            }
+            Outcome::Stop => return Some(0),
+        }
+        None
     }
 
     /// With `--exit-with-child`, the first program's exit code once it has ended.

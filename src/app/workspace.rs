@@ -92,6 +92,25 @@ impl Workspace {
         }
     }
 
+    /// Move the focus to the neighbour of the focused pane in `direction`.
+    pub fn focus_direction(&mut self, direction: crate::mux::Direction) -> bool {
+        let area = self.area();
+        self.mux.focus_direction(direction, area)
+    }
+
+    /// Zoom the focused pane to the whole tab, or back; the panes get their new sizes.
+    pub fn toggle_zoom(&mut self) {
+        self.mux.toggle_zoom();
+        let Some(focused) = self.mux.focused_pane() else {
+            return;
+        };
+        self.relayout(focused);
+    }
+
+    pub fn cycle_tab(&mut self, step: isize) {
+        self.mux.cycle_tab(step);
+    }
+
     pub fn session_mut(&mut self, pane: PaneId) -> Option<&mut PaneSession> {
         self.panes.get_mut(&pane).map(|p| &mut p.session)
     }

@@ -58,7 +58,7 @@ fn parse_word(word: &str) -> Result<Option<(Key, Modifiers)>, KeySpecError> {
     if prefixed && rest.is_empty() {
         return Err(KeySpecError::DanglingModifier(word.to_owned()));
     }
-    if let Some(key) = named_key(rest) {
+    if let Some(key) = key_name(rest) {
         return Ok(Some((key, mods)));
     }
     let mut chars = rest.chars();
@@ -75,7 +75,8 @@ fn strip_modifier(word: &str) -> Option<(char, &str)> {
     })
 }
 
-fn named_key(name: &str) -> Option<Key> {
+/// A key by name (Enter, Tab, Up, PageDown, F5…), as key specs and key chords write it.
+pub(super) fn key_name(name: &str) -> Option<Key> {
     Some(match name {
         "Enter" | "Return" => Key::Enter,
         "Tab" => Key::Tab,

@@ -4,7 +4,9 @@
 //! `Key`s and hand the bytes from here to a pane's writer.
 
 pub mod encode;
+pub mod keymap;
 pub mod keys;
 
 pub use encode::{encode_key, encode_paste, InputModes, Key, Modifiers};
+pub use keymap::{action_for, Action};
 pub use keys::{parse_keys, KeySpecError};

@@ -97,3 +97,16 @@ fn source_files_stay_under_800_lines() {
         }
     }
 }
+
+#[test]
+fn the_readme_lists_the_key_bindings_of_the_keymap() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let start = readme.find("<!-- keybindings").expect("keybindings marker in README.md");
+    let table_start = start + readme[start..].find("-->\n").expect("end of marker") + 4;
+    let end = readme.find("<!-- /keybindings -->").expect("closing keybindings marker");
+    assert_eq!(
+        &readme[table_start..end],
+        paddock::input::keymap::binding_table(),
+        "README.md's key binding table differs from src/input/keymap.rs"
+    );
+}

@@ -1,6 +1,6 @@
 //! A real window end to end under Xvfb: paddock draws its panes on the X server (through the
-//! software Vulkan adapter), keys typed with xdotool reach the focused pane, and a screenshot
-//! of the root window shows two panes and the divider between them. `cargo xtask ci` installs
+//! software Vulkan adapter), keys typed with xdotool reach the focused pane, key bindings move
+//! the focus and split, and a screenshot of the root window shows panes and a divider. `cargo xtask ci` installs
 //! xvfb, xdotool and imagemagick; the screenshot is kept under target/window-test.
 
 use std::io::{BufRead, BufReader};
@@ -93,6 +93,16 @@ fn a_window_shows_two_panes_and_takes_typing() {
     wait_for("typing to reach the focused pane", || {
         ctl(&["capture", "--pane", "2"]).contains("\ntyped-in-the-window\n")
     });
+
+    // Key bindings act on the layout: focus moves left, then that pane splits downwards.
+    run(x.command("xdotool").args(["key", "ctrl+shift+Left"]));
+    let focused = |id: &str| {
+        let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &socket]));
+        ls.lines().any(|l| l.trim_start().starts_with(&format!("{id}* ")))
+    };
+    wait_for("focus to move to pane 1", || focused("1"));
+    run(x.command("xdotool").args(["key", "ctrl+shift+o"]));
+    wait_for("a third pane, focused", || focused("3"));
 
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/window-test");
     std::fs::create_dir_all(&shots).expect("screenshot dir");

@@ -5,6 +5,33 @@ use winit::keyboard::{Key as WinitKey, ModifiersState, NamedKey};
 
 use crate::input::{encode_key, InputModes, Key, Modifiers};
 
+/// A press as a chord for key bindings: a named key, or a character typed with Ctrl or Alt.
+pub fn chord_of(event: &KeyEvent, mods: ModifiersState) -> Option<(Key, Modifiers)> {
+    if event.state != ElementState::Pressed {
+        return None;
+    }
+    let modifiers =
+        Modifiers { shift: mods.shift_key(), alt: mods.alt_key(), ctrl: mods.control_key() };
+    let key = match &event.logical_key {
+        WinitKey::Named(name) => match name {
+            NamedKey::Enter => Key::Enter,
+            NamedKey::Tab => Key::Tab,
+            NamedKey::ArrowUp => Key::Up,
+            NamedKey::ArrowDown => Key::Down,
+            NamedKey::ArrowLeft => Key::Left,
+            NamedKey::ArrowRight => Key::Right,
+            NamedKey::PageUp => Key::PageUp,
+            NamedKey::PageDown => Key::PageDown,
+            other => Key::F(function_key(other)?),
+        },
+        WinitKey::Character(text) if modifiers.ctrl || modifiers.alt => {
+            Key::Char(text.chars().next()?.to_ascii_lowercase())
+        }
+        _ => return None,
+    };
+    Some((key, modifiers))
+}
+
 /// The bytes for a key press, or `None` when it sends nothing (releases, lone modifiers).
 pub fn key_bytes(event: &KeyEvent, mods: ModifiersState, modes: InputModes) -> Option<Vec<u8>> {
     if event.state != ElementState::Pressed {

@@ -20,8 +20,11 @@ use winit::window::{Window, WindowId};
 
 use super::headless::{HeadlessOptions, Instance};
 use super::signals::{Signal, SignalListener};
+use crate::ctl::protocol::{Request, SplitDirection};
 use crate::ctl::Call;
+use crate::input::Action;
 use crate::input::InputModes;
+use crate::mux::Direction;
 use crate::term::Modes;
 use surface::Surface;
 
@@ -119,6 +122,39 @@ impl WindowApp {
         }
     }
 
+    /// Carry out a key binding's action; `Some(code)` when the instance should stop.
+    fn act(&mut self, action: Action) -> Option<u8> {
+        let focused = self.instance.workspace().mux().focused_pane().map(|p| p.0);
+        let split =
+            |direction| focused.map(|pane| Request::Split { pane, direction, command: vec![] });
+        let request = match action {
+            Action::NewTab => Some(Request::New { thread: None, cwd: None, command: vec![] }),
+            Action::ClosePane => focused.map(|pane| Request::Close { pane }),
+            Action::SplitRight => split(SplitDirection::Right),
+            Action::SplitDown => split(SplitDirection::Down),
+            Action::FocusLeft | Action::FocusRight | Action::FocusUp | Action::FocusDown => {
+                let direction = match action {
+                    Action::FocusLeft => Direction::Left,
+                    Action::FocusRight => Direction::Right,
+                    Action::FocusUp => Direction::Up,
+                    _ => Direction::Down,
+                };
+                self.instance.workspace_mut().focus_direction(direction);
+                None
+            }
+            Action::ZoomPane => {
+                self.instance.workspace_mut().toggle_zoom();
+                None
+            }
+            Action::NextTab | Action::PreviousTab => {
+                let step = if action == Action::NextTab { 1 } else { -1 };
+                self.instance.workspace_mut().cycle_tab(step);
+                None
+            }
+        };
+        request.and_then(|request| self.instance.perform(request))
+    }
+
     fn stop(&mut self, event_loop: &ActiveEventLoop, code: u8) {
         self.exit_code = Some(code);
         event_loop.exit();
@@ -180,6 +216,19 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             }
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
             WindowEvent::KeyboardInput { event, .. } => {
+                let bound = keys::chord_of(&event, self.modifiers)
+                    .and_then(|(key, mods)| crate::input::action_for(key, mods));
+                if let Some(action) = bound {
+                    if let Some(code) = self.act(action) {
+                        return self.stop(event_loop, code);
+                    }
+                    if self.instance.workspace().mux().tabs().is_empty() {
+                        // The last pane closed: so does the window.
+                        return self.stop(event_loop, 0);
+                    }
+                    self.redraw();
+                    return;
+                }
                 let workspace = self.instance.workspace_mut();
                 let Some(pane) = workspace.mux().focused_pane() else {
                     return;

@@ -1,0 +1,136 @@
+//! Key chords that act on the multiplexer instead of going to a pane: one table names every
+//! action, its default chord and what it does; the README's table is generated from it (a test
+//! keeps the two equal), and the configuration will rebind chords by these names.
+
+use super::encode::{Key, Modifiers};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    NewTab,
+    ClosePane,
+    SplitRight,
+    SplitDown,
+    FocusLeft,
+    FocusRight,
+    FocusUp,
+    FocusDown,
+    ZoomPane,
+    NextTab,
+    PreviousTab,
+}
+
+/// Every action: (action, name, default chord, what it does).
+pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
+    (Action::NewTab, "new_tab", "Ctrl+Shift+T", "open a tab running $SHELL"),
+    (
+        Action::ClosePane,
+        "close_pane",
+        "Ctrl+Shift+W",
+        "close the focused pane (hang up its programs)",
+    ),
+    (
+        Action::SplitRight,
+        "split_right",
+        "Ctrl+Shift+E",
+        "split the focused pane, new pane on the right",
+    ),
+    (Action::SplitDown, "split_down", "Ctrl+Shift+O", "split the focused pane, new pane below"),
+    (Action::FocusLeft, "focus_left", "Ctrl+Shift+Left", "focus the pane to the left"),
+    (Action::FocusRight, "focus_right", "Ctrl+Shift+Right", "focus the pane to the right"),
+    (Action::FocusUp, "focus_up", "Ctrl+Shift+Up", "focus the pane above"),
+    (Action::FocusDown, "focus_down", "Ctrl+Shift+Down", "focus the pane below"),
+    (
+        Action::ZoomPane,
+        "zoom_pane",
+        "Ctrl+Shift+Z",
+        "show the focused pane alone, or all panes again",
+    ),
+    (Action::NextTab, "next_tab", "Ctrl+PageDown", "activate the next tab"),
+    (Action::PreviousTab, "previous_tab", "Ctrl+PageUp", "activate the previous tab"),
+];
+
+/// A key with its modifiers, as a binding names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chord {
+    pub key: Key,
+    pub mods: Modifiers,
+}
+
+/// Parse `Ctrl+Shift+T`, `Ctrl+PageDown`, `Alt+F5`: modifiers, then one key (a character or a
+/// key name as in key specs: Left, PageUp, Enter, F1…).
+pub fn parse_chord(text: &str) -> Option<Chord> {
+    let mut mods = Modifiers::NONE;
+    let mut parts = text.split('+').peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            let key = super::keys::key_name(part).or_else(|| {
+                let mut chars = part.chars();
+                let c = chars.next()?;
+                chars.next().is_none().then(|| Key::Char(c.to_ascii_lowercase()))
+            })?;
+            return Some(Chord { key, mods });
+        }
+        match part {
+            "Ctrl" => mods.ctrl = true,
+            "Alt" => mods.alt = true,
+            "Shift" => mods.shift = true,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The action bound to a key press, if any. Letters match whatever their case (Shift is a
+/// modifier of the chord, not of the letter).
+pub fn action_for(key: Key, mods: Modifiers) -> Option<Action> {
+    let key = match key {
+        Key::Char(c) => Key::Char(c.to_ascii_lowercase()),
+        other => other,
+    };
+    ACTIONS.iter().find_map(|(action, _, chord, _)| {
+        let chord = parse_chord(chord)?;
+        (chord.key == key && chord.mods == mods).then_some(*action)
+    })
+}
+
+/// The README's table of key bindings.
+pub fn binding_table() -> String {
+    let mut out = String::from("| action | keys | what it does |\n| --- | --- | --- |\n");
+    for (_, name, chord, what) in ACTIONS {
+        out.push_str(&format!("| `{name}` | {chord} | {what} |\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_chord_parses_and_finds_its_action() {
+        for (action, name, chord, _) in ACTIONS {
+            let parsed = parse_chord(chord).unwrap_or_else(|| panic!("{name}: {chord}"));
+            assert_eq!(action_for(parsed.key, parsed.mods), Some(*action), "{name}");
+        }
+    }
+
+    #[test]
+    fn letters_match_in_either_case_and_plain_keys_are_not_actions() {
+        let ctrl_shift = Modifiers { ctrl: true, shift: true, alt: false };
+        assert_eq!(action_for(Key::Char('T'), ctrl_shift), Some(Action::NewTab));
+        assert_eq!(action_for(Key::Char('t'), Modifiers { ctrl: true, ..Modifiers::NONE }), None);
+        assert_eq!(action_for(Key::Char('e'), Modifiers::NONE), None);
+        assert_eq!(action_for(Key::Left, ctrl_shift), Some(Action::FocusLeft));
+        assert_eq!(parse_chord("Hyper+T"), None);
+        assert_eq!(parse_chord("Ctrl+"), None);
+    }
+
+    #[test]
+    fn no_two_actions_share_a_chord() {
+        for (i, (_, a, chord_a, _)) in ACTIONS.iter().enumerate() {
+            for (_, b, chord_b, _) in &ACTIONS[i + 1..] {
+                assert_ne!(parse_chord(chord_a), parse_chord(chord_b), "{a} and {b}");
+            }
+        }
+    }
+}
