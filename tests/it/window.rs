@@ -123,6 +123,7 @@ fn a_window_shows_two_panes_and_takes_typing() {
     let image = last.expect("a screenshot");
     assert!(distinct_colors(&image) >= 3, "the window is blank: {}", shot.display());
     assert!(found, "no divider between two panes in {}", shot.display());
+    assert!(shows_active_tab(&image), "no active tab in the tab bar of {}", shot.display());
 
     ctl(&["stop"]);
     let status = paddock.wait().expect("wait");
@@ -149,6 +150,15 @@ fn shows_split(image: &crate::images::Image) -> bool {
             && (1..x).any(|l| tall(l, background))
             && (x + 1..image.width).any(|r| tall(r, background))
     })
+}
+
+/// The tab bar's first row shows the active tab in inverse video: a patch of the theme's
+/// foreground color at the top left.
+fn shows_active_tab(image: &crate::images::Image) -> bool {
+    let theme = Theme::default();
+    let foreground = [theme.foreground.r, theme.foreground.g, theme.foreground.b];
+    let patch = (0..8).flat_map(|y| (0..40).map(move |x| (x, y)));
+    patch.filter(|&(x, y)| pixel(image, x, y) == foreground).count() >= 100
 }
 
 fn distinct_colors(image: &crate::images::Image) -> usize {

@@ -13,7 +13,42 @@ use crate::render::gpu::{Gpu, RectPipeline};
 use crate::render::scene::{push_dividers, push_pane, CellSize, CursorStyle, PaneView, Theme};
 use crate::render::text::{Fonts, PaneText, TextLayer};
 use crate::render::RenderError;
-use crate::term::{CursorShape, TermSize, Terminal};
+use crate::term::{CursorShape, TermConfig, TermSize, Terminal};
+
+/// Rows above the panes for the tab bar.
+const TAB_BAR_ROWS: usize = 1;
+/// The text layer's key for the tab bar's row (pane ids start at 1 and never reach it).
+const TAB_BAR_KEY: u32 = u32::MAX;
+
+/// The tab bar as a one-row terminal: each tab's number and name (its thread's, else its
+/// program's) and the focused pane's title, the active tab in inverse video; a note at the
+/// right when drawing on a software renderer. Drawn like a pane, so it is shaped like one: only
+/// when it changes.
+fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> Terminal {
+    let mut bar = Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 });
+    let mux = workspace.mux();
+    let active = mux.active_tab().map(|t| t.id);
+    let mut text = String::from("\x1b[?25l");
+    for (index, tab) in mux.tabs().iter().enumerate() {
+        let title = workspace
+            .session(tab.focus())
+            .and_then(|s| s.terminal().lock().ok().and_then(|t| t.title().map(str::to_owned)));
+        let name = match (&tab.thread, title) {
+            (Some(thread), _) => thread.clone(),
+            (None, Some(title)) if !title.is_empty() => title,
+            _ => tab.name.clone(),
+        };
+        let name: String = name.chars().filter(|c| !c.is_control()).take(30).collect();
+        let look = if Some(tab.id) == active { "\x1b[7m" } else { "\x1b[2m" };
+        text.push_str(&format!("{look} {} {name} \x1b[0m ", index + 1));
+    }
+    if software {
+        let note = "software renderer ";
+        text.push_str(&format!("\x1b[1;{}H\x1b[2m{note}", cols.saturating_sub(note.len()) + 1));
+    }
+    bar.advance(text.as_bytes());
+    bar
+}
 
 pub struct Surface {
     window: Arc<Window>,
@@ -92,10 +127,12 @@ impl Surface {
     }
 
     /// The grid that fits the window, in cells.
+    /// The grid panes are laid out in: the window below the tab bar, in cells.
     pub fn grid(&self) -> TermSize {
         let cell = self.cell_size();
         let cols = (self.config.width as f32 / cell.width).floor().max(1.0) as usize;
-        let rows = (self.config.height as f32 / cell.height).floor().max(1.0) as usize;
+        let rows = (self.config.height as f32 / cell.height).floor() as usize;
+        let rows = rows.saturating_sub(TAB_BAR_ROWS).max(1);
         TermSize::new(cols, rows)
     }
 
@@ -114,10 +151,21 @@ impl Surface {
             return Ok(());
         };
         let (layout, dividers) = tab.layout(area);
-        let origin_of = |r: &Rect| [r.col as f32 * cell.width, r.row as f32 * cell.height];
+        let top = TAB_BAR_ROWS as f32 * cell.height;
+        let origin_of = |r: &Rect| [r.col as f32 * cell.width, top + r.row as f32 * cell.height];
         let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
         let mut rects = Vec::new();
-        push_dividers(&dividers, [0.0, 0.0], cell, &self.theme, &mut rects);
+        push_dividers(&dividers, [0.0, top], cell, &self.theme, &mut rects);
+        let software = self.gpu.is_software();
+        let bar = tab_bar(workspace, grid.cols, software);
+        let hidden = CursorStyle { shape: CursorShape::Block, thickness: 0.0 };
+        push_pane(
+            &PaneView { term: &bar, origin: [0.0, 0.0], focused: false },
+            cell,
+            &self.theme,
+            hidden,
+            &mut rects,
+        );
         let resolution = (self.config.width, self.config.height);
         {
             // The panes' models, locked while this frame is gathered and shaped only.
@@ -129,7 +177,7 @@ impl Surface {
                     Some((pane.0, *rect, term))
                 })
                 .collect();
-            let mut texts = Vec::new();
+            let mut texts = vec![PaneText { key: TAB_BAR_KEY, term: &bar, origin: [0.0, 0.0] }];
             for (key, rect, term) in &guards {
                 let focused = tab.focus().0 == *key;
                 let view = PaneView { term, origin: origin_of(rect), focused };
