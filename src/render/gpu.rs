@@ -18,6 +18,8 @@ pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub adapter: wgpu::AdapterInfo,
+    /// The adapter itself, for what a surface needs to ask it (its capabilities).
+    pub wgpu_adapter: wgpu::Adapter,
 }
 
 impl Gpu {
@@ -45,7 +47,7 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| RenderError::Device(e.to_string()))?;
-        Ok(Gpu { device, queue, adapter: adapter.get_info() })
+        Ok(Gpu { device, queue, adapter: adapter.get_info(), wgpu_adapter: adapter })
     }
 
     /// Whether the adapter is a software rasteriser (slow; worth telling the user once).
@@ -192,6 +194,36 @@ fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
     })
 }
 
+/// The one render pass of a frame: `view` cleared to `clear`, then drawn on.
+pub fn begin_clear_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    clear: Rgb,
+) -> wgpu::RenderPass<'e> {
+    let [r, g, b, _] = super::scene::rgba(clear);
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("frame"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color {
+                    r: f64::from(r),
+                    g: f64::from(g),
+                    b: f64::from(b),
+                    a: 1.0,
+                }),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
 /// An RGBA image, rows top to bottom, 4 bytes per pixel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Image {
@@ -237,28 +269,7 @@ pub fn render_offscreen(
     let view = texture.create_view(&Default::default());
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
-        let [r, g, b, _] = super::scene::rgba(clear);
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("offscreen"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color {
-                        r: f64::from(r),
-                        g: f64::from(g),
-                        b: f64::from(b),
-                        a: 1.0,
-                    }),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = begin_clear_pass(&mut encoder, &view, clear);
         draw(&mut pass)?;
     }
     let row_bytes = width * 4;

@@ -131,14 +131,14 @@ impl TextLayer {
     ) -> Result<(), RenderError> {
         self.viewport.update(queue, Resolution { width: resolution.0, height: resolution.1 });
         self.shaped = 0;
-        let mut live = Vec::new();
+        let mut live = std::collections::HashSet::new();
         for pane in panes {
             let colors = Colors::new(pane.term, theme);
             for row in 0..pane.term.rows().len() {
                 let spans = row_spans(pane.term, row, &colors);
                 let hash = hash_spans(&spans);
                 let key = (pane.key, row);
-                live.push(key);
+                live.insert(key);
                 let cached = self.rows.get(&key).is_some_and(|r| r.hash == hash);
                 if !cached {
                     let buffer = self.shape(&spans, pane.term.size().cols);

@@ -1,11 +1,13 @@
-//! winit's key events to the bytes a program in the focused pane receives.
+//! winit's key events to chords (for key bindings) and to the bytes a program in the focused
+//! pane receives.
 
 use winit::event::{ElementState, KeyEvent};
 use winit::keyboard::{Key as WinitKey, ModifiersState, NamedKey};
 
 use crate::input::{encode_key, InputModes, Key, Modifiers};
 
-/// A press as a chord for key bindings: a named key, or a character typed with Ctrl or Alt.
+/// A press as a chord: a named key, or a character typed with Ctrl or Alt (C-c, M-x). Plain
+/// typing is not a chord: it goes to the pane as the text it produces.
 pub fn chord_of(event: &KeyEvent, mods: ModifiersState) -> Option<(Key, Modifiers)> {
     if event.state != ElementState::Pressed {
         return None;
@@ -13,19 +15,10 @@ pub fn chord_of(event: &KeyEvent, mods: ModifiersState) -> Option<(Key, Modifier
     let modifiers =
         Modifiers { shift: mods.shift_key(), alt: mods.alt_key(), ctrl: mods.control_key() };
     let key = match &event.logical_key {
-        WinitKey::Named(name) => match name {
-            NamedKey::Enter => Key::Enter,
-            NamedKey::Tab => Key::Tab,
-            NamedKey::ArrowUp => Key::Up,
-            NamedKey::ArrowDown => Key::Down,
-            NamedKey::ArrowLeft => Key::Left,
-            NamedKey::ArrowRight => Key::Right,
-            NamedKey::PageUp => Key::PageUp,
-            NamedKey::PageDown => Key::PageDown,
-            other => Key::F(function_key(other)?),
-        },
+        WinitKey::Named(name) => named(name)?,
         WinitKey::Character(text) if modifiers.ctrl || modifiers.alt => {
-            Key::Char(text.chars().next()?.to_ascii_lowercase())
+            let c = text.chars().next()?;
+            Key::Char(if modifiers.shift { c } else { c.to_lowercase().next().unwrap_or(c) })
         }
         _ => return None,
     };
@@ -37,36 +30,31 @@ pub fn key_bytes(event: &KeyEvent, mods: ModifiersState, modes: InputModes) -> O
     if event.state != ElementState::Pressed {
         return None;
     }
-    let modifiers =
-        Modifiers { shift: mods.shift_key(), alt: mods.alt_key(), ctrl: mods.control_key() };
-    let named = |key: Key| Some(encode_key(key, modifiers, modes));
-    match &event.logical_key {
-        WinitKey::Named(name) => match name {
-            NamedKey::Enter => named(Key::Enter),
-            NamedKey::Tab => named(Key::Tab),
-            NamedKey::Backspace => named(Key::Backspace),
-            NamedKey::Escape => named(Key::Escape),
-            NamedKey::ArrowUp => named(Key::Up),
-            NamedKey::ArrowDown => named(Key::Down),
-            NamedKey::ArrowLeft => named(Key::Left),
-            NamedKey::ArrowRight => named(Key::Right),
-            NamedKey::Home => named(Key::Home),
-            NamedKey::End => named(Key::End),
-            NamedKey::Insert => named(Key::Insert),
-            NamedKey::Delete => named(Key::Delete),
-            NamedKey::PageUp => named(Key::PageUp),
-            NamedKey::PageDown => named(Key::PageDown),
-            NamedKey::Space => named(Key::Char(' ')),
-            other => function_key(other).and_then(|n| named(Key::F(n))),
-        },
-        // With Ctrl or Alt the key is a chord (C-c, M-x); without, the text it types.
-        WinitKey::Character(text) if modifiers.ctrl || modifiers.alt => {
-            let c = text.chars().next()?;
-            let c = if modifiers.shift { c } else { c.to_lowercase().next().unwrap_or(c) };
-            named(Key::Char(c))
-        }
-        _ => event.text.as_ref().map(|t| t.as_bytes().to_vec()).filter(|b| !b.is_empty()),
+    match chord_of(event, mods) {
+        Some((key, modifiers)) => Some(encode_key(key, modifiers, modes)),
+        None => event.text.as_ref().map(|t| t.as_bytes().to_vec()).filter(|b| !b.is_empty()),
     }
+}
+
+fn named(name: &NamedKey) -> Option<Key> {
+    Some(match name {
+        NamedKey::Enter => Key::Enter,
+        NamedKey::Tab => Key::Tab,
+        NamedKey::Backspace => Key::Backspace,
+        NamedKey::Escape => Key::Escape,
+        NamedKey::ArrowUp => Key::Up,
+        NamedKey::ArrowDown => Key::Down,
+        NamedKey::ArrowLeft => Key::Left,
+        NamedKey::ArrowRight => Key::Right,
+        NamedKey::Home => Key::Home,
+        NamedKey::End => Key::End,
+        NamedKey::Insert => Key::Insert,
+        NamedKey::Delete => Key::Delete,
+        NamedKey::PageUp => Key::PageUp,
+        NamedKey::PageDown => Key::PageDown,
+        NamedKey::Space => Key::Char(' '),
+        other => Key::F(function_key(other)?),
+    })
 }
 
 fn function_key(name: &NamedKey) -> Option<u8> {

@@ -9,7 +9,7 @@ use winit::window::Window;
 
 use crate::app::Workspace;
 use crate::mux::Rect;
-use crate::render::gpu::{Gpu, RectPipeline};
+use crate::render::gpu::{begin_clear_pass, Gpu, RectPipeline};
 use crate::render::scene::{push_dividers, push_pane, CellSize, CursorStyle, PaneView, Theme};
 use crate::render::text::{Fonts, PaneText, TextLayer};
 use crate::render::RenderError;
@@ -77,11 +77,7 @@ impl Surface {
             );
         }
         let size = window.inner_size();
-        let adapter_caps = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
-            .into_iter()
-            .find(|a| a.get_info() == gpu.adapter)
-            .map(|a| surface.get_capabilities(&a))
-            .ok_or(RenderError::NoAdapter)?;
+        let adapter_caps = surface.get_capabilities(&gpu.wgpu_adapter);
         // A format without sRGB conversion: the bytes programs name are the bytes shown.
         let format = adapter_caps
             .formats
@@ -206,28 +202,7 @@ impl Surface {
         let view = frame.texture.create_view(&Default::default());
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         {
-            let [r, g, b, _] = crate::render::scene::rgba(self.theme.background);
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("frame"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: r.into(),
-                            g: g.into(),
-                            b: b.into(),
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = begin_clear_pass(&mut encoder, &view, self.theme.background);
             self.rects.draw(&mut pass, rects.len());
             self.text.render(&mut pass)?;
         }
