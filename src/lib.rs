@@ -5,6 +5,7 @@
 //! - [`replay`]: feed a recorded byte stream to the model and print the screen;
 //! - [`mux`]: tabs and split trees of panes, focus and zoom, layout in cells (pure);
 //! - [`input`]: keys and pastes to bytes, as xterm sends them (pure);
+//! - [`view`]: a pane's scroll position, selection and search (pure);
 //! - [`pty`]: panes that run real programs in PTYs, feeding a terminal model.
 
 pub mod app;
@@ -15,3 +16,4 @@ pub mod pty;
 pub mod render;
 pub mod replay;
 pub mod term;
+pub mod view;

@@ -49,6 +49,7 @@ pub struct Workspace {
     panes: HashMap<PaneId, Pane>,
     options: WorkspaceOptions,
     wake: Arc<dyn Fn() + Send + Sync>,
+    header_rows: usize,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -63,7 +64,7 @@ impl Refusal {
 impl Workspace {
     /// `wake` is called by each pane's reader thread after it parses output.
     pub fn new(options: WorkspaceOptions, wake: Arc<dyn Fn() + Send + Sync>) -> Workspace {
-        Workspace { mux: Mux::new(), panes: HashMap::new(), options, wake }
+        Workspace { mux: Mux::new(), panes: HashMap::new(), options, wake, header_rows: 0 }
     }
 
     pub fn mux(&self) -> &Mux {
@@ -111,6 +112,40 @@ impl Workspace {
         self.mux.cycle_tab(step);
     }
 
+    /// Activate the tab at `index` (the tab bar's order).
+    pub fn activate_tab(&mut self, index: usize) {
+        self.mux.activate_tab(index);
+    }
+
+    /// Focus `pane` (and its tab).
+    pub fn focus(&mut self, pane: PaneId) {
+        self.mux.focus(pane);
+    }
+
+    /// Move the active tab's divider `index` (in its layout's order) to `ratio`.
+    pub fn set_divider_ratio(&mut self, index: usize, ratio: f32) {
+        if self.mux.set_divider_ratio(index, ratio) {
+            if let Some(pane) = self.mux.focused_pane() {
+                self.relayout(pane);
+            }
+        }
+    }
+
+    /// Rows at the top of each pane's rectangle kept for its title strip (the window shows one;
+    /// headless instances none). Panes are sized to the rest.
+    pub fn set_header_rows(&mut self, rows: usize) {
+        self.header_rows = rows;
+    }
+
+    pub fn header_rows(&self) -> usize {
+        self.header_rows
+    }
+
+    /// The pane's program as the user started it.
+    pub fn command_of(&self, pane: PaneId) -> Option<&[String]> {
+        self.panes.get(&pane).map(|p| p.command.as_slice())
+    }
+
     pub fn session_mut(&mut self, pane: PaneId) -> Option<&mut PaneSession> {
         self.panes.get_mut(&pane).map(|p| &mut p.session)
     }
@@ -135,7 +170,7 @@ impl Workspace {
         check_cwd(cwd.as_ref())?;
         let name = thread.clone().unwrap_or_else(|| program_name(&command));
         let (_, pane) = self.mux.new_tab(name, thread);
-        let size = self.options.area;
+        let size = self.pane_size(self.area());
         if let Err(refusal) = self.start(pane, command, cwd, size) {
             self.mux.close(pane);
             return Err(refusal);
@@ -227,7 +262,13 @@ impl Workspace {
     fn layout_of(&self, pane: PaneId) -> Option<TermSize> {
         let tab = self.mux.tab_of(pane)?;
         let (rects, _) = tab.layout(self.area());
-        rects.iter().find(|(id, _)| *id == pane).map(|(_, r)| TermSize::new(r.cols, r.rows))
+        let rect = rects.iter().find(|(id, _)| *id == pane).map(|(_, r)| *r)?;
+        Some(self.pane_size(rect))
+    }
+
+    /// The terminal size of a pane laid out in `rect`: below its title strip.
+    fn pane_size(&self, rect: Rect) -> TermSize {
+        TermSize::new(rect.cols.max(1), rect.rows.saturating_sub(self.header_rows).max(1))
     }
 
     fn area(&self) -> Rect {
@@ -241,7 +282,7 @@ impl Workspace {
         };
         let (rects, _) = tab.layout(self.area());
         for (id, rect) in rects {
-            let size = TermSize::new(rect.cols.max(1), rect.rows.max(1));
+            let size = self.pane_size(rect);
             if let Some(pane) = self.panes.get_mut(&id) {
                 if pane.size != size && pane.session.resize(size).is_ok() {
                     pane.size = size;

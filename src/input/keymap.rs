@@ -17,6 +17,16 @@ pub enum Action {
     ZoomPane,
     NextTab,
     PreviousTab,
+    FontBigger,
+    FontSmaller,
+    FontReset,
+    Copy,
+    Paste,
+    ScrollPageUp,
+    ScrollPageDown,
+    ScrollTop,
+    ScrollBottom,
+    Search,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -47,6 +57,26 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
     ),
     (Action::NextTab, "next_tab", "Ctrl+PageDown", "activate the next tab"),
     (Action::PreviousTab, "previous_tab", "Ctrl+PageUp", "activate the previous tab"),
+    (Action::FontBigger, "font_bigger", "Ctrl+=", "make the font one point bigger"),
+    (Action::FontSmaller, "font_smaller", "Ctrl+-", "make the font one point smaller"),
+    (Action::FontReset, "font_reset", "Ctrl+0", "back to the configured font size"),
+    (Action::Copy, "copy", "Ctrl+Shift+C", "copy the selection to the clipboard"),
+    (
+        Action::Paste,
+        "paste",
+        "Ctrl+Shift+V",
+        "paste the clipboard into the focused pane (bracketed when the program asks)",
+    ),
+    (Action::ScrollPageUp, "scroll_page_up", "Shift+PageUp", "scroll back one page"),
+    (Action::ScrollPageDown, "scroll_page_down", "Shift+PageDown", "scroll forward one page"),
+    (Action::ScrollTop, "scroll_top", "Shift+Home", "scroll to the oldest line kept"),
+    (Action::ScrollBottom, "scroll_bottom", "Shift+End", "back to the program's screen"),
+    (
+        Action::Search,
+        "search",
+        "Ctrl+Shift+F",
+        "search the scrollback: type, Enter for older, Shift+Enter for newer, Escape to close",
+    ),
 ];
 
 /// A key with its modifiers, as a binding names it.

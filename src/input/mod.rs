@@ -6,7 +6,9 @@
 pub mod encode;
 pub mod keymap;
 pub mod keys;
+pub mod mouse;
 
 pub use encode::{encode_key, encode_paste, InputModes, Key, Modifiers};
 pub use keymap::{action_for, Action};
 pub use keys::{parse_keys, KeySpecError};
+pub use mouse::{encode_mouse, MouseAction, MouseButton};

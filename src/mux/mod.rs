@@ -202,6 +202,21 @@ impl Mux {
         }
     }
 
+    /// Set the ratio of the active tab's split whose divider is `index` in its layout.
+    pub fn set_divider_ratio(&mut self, index: usize, ratio: f32) -> bool {
+        let active = self.active;
+        self.tabs.get_mut(active).is_some_and(|t| t.tree.set_divider_ratio(index, ratio))
+    }
+
+    /// Activate the tab at `index` (in the tab bar's order).
+    pub fn activate_tab(&mut self, index: usize) -> bool {
+        let valid = index < self.tabs.len();
+        if valid {
+            self.active = index;
+        }
+        valid
+    }
+
     /// Every pane with its tab, tabs in order.
     pub fn all_panes(&self) -> Vec<(TabId, PaneId)> {
         self.tabs.iter().flat_map(|t| t.panes().into_iter().map(move |p| (t.id, p))).collect()

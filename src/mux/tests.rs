@@ -22,9 +22,30 @@ fn splits_lay_out_with_one_cell_dividers() {
     let c = mux.split(b, Axis::Vertical).expect("split down");
     assert_eq!(rects(&mux, 81, 24), [(1, 0, 0, 40, 24), (2, 41, 0, 40, 12), (3, 41, 13, 40, 11)]);
     let (_, dividers) = mux.active_tab().unwrap().layout(area(81, 24));
-    assert_eq!(dividers[0], Divider { axis: Axis::Horizontal, rect: Rect::new(40, 0, 1, 24) });
-    assert_eq!(dividers[1], Divider { axis: Axis::Vertical, rect: Rect::new(41, 12, 40, 1) });
+    let (horizontal, vertical) = (Rect::new(40, 0, 1, 24), Rect::new(41, 12, 40, 1));
+    assert_eq!(
+        dividers[0],
+        Divider { axis: Axis::Horizontal, rect: horizontal, area: area(81, 24) }
+    );
+    let right = Rect::new(41, 0, 40, 24);
+    assert_eq!(dividers[1], Divider { axis: Axis::Vertical, rect: vertical, area: right });
     assert_eq!(mux.focused_pane(), Some(c));
+}
+
+#[test]
+fn dragging_a_divider_sets_its_own_split_ratio() {
+    let mut mux = Mux::new();
+    let (_, a) = mux.new_tab("t", None);
+    let b = mux.split(a, Axis::Horizontal).unwrap();
+    mux.split(b, Axis::Vertical).unwrap();
+    // The second divider (the right side's) moves; the first stays.
+    assert!(mux.set_divider_ratio(1, 0.25));
+    assert_eq!(rects(&mux, 81, 25)[1..], [(2, 41, 0, 40, 6), (3, 41, 7, 40, 18)]);
+    assert!(mux.set_divider_ratio(0, 0.75));
+    assert_eq!(rects(&mux, 81, 25)[0], (1, 0, 0, 60, 25));
+    assert!(!mux.set_divider_ratio(2, 0.5), "there is no third divider");
+    assert!(mux.activate_tab(0));
+    assert!(!mux.activate_tab(1));
 }
 
 #[test]

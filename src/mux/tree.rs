@@ -34,6 +34,9 @@ pub struct Divider {
     pub axis: Axis,
     /// The cells the divider covers (one column wide or one row tall).
     pub rect: Rect,
+    /// The area of the split it divides (both sides and the divider), to turn a drag into a
+    /// ratio.
+    pub area: Rect,
 }
 
 impl SplitTree {
@@ -111,6 +114,23 @@ impl SplitTree {
             }
             _ => false,
         }
+    }
+
+    /// Set the ratio of the split whose divider is `index` in `layout`'s list (dividers are
+    /// listed in the tree's pre-order, which this walks too).
+    pub fn set_divider_ratio(&mut self, index: usize, ratio: f32) -> bool {
+        fn walk(node: &mut Node, index: &mut usize, ratio: f32) -> bool {
+            let Node::Split { ratio: r, first, second, .. } = node else {
+                return false;
+            };
+            if *index == 0 {
+                *r = ratio.clamp(0.05, 0.95);
+                return true;
+            }
+            *index -= 1;
+            walk(first, index, ratio) || walk(second, index, ratio)
+        }
+        walk(&mut self.root, &mut { index }, ratio)
     }
 
     /// One rectangle per pane inside `area`, and the dividers between them.
@@ -220,7 +240,7 @@ fn lay_out(node: &Node, area: Rect, panes: &mut Vec<(PaneId, Rect)>, dividers: &
                 ),
             };
             if divider > 0 {
-                dividers.push(Divider { axis: *axis, rect: line });
+                dividers.push(Divider { axis: *axis, rect: line, area });
             }
             lay_out(first, first_area, panes, dividers);
             lay_out(second, second_area, panes, dividers);

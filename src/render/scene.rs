@@ -5,10 +5,15 @@
 //! frame is cleared to it), so a screen of plain text costs a handful of instances. Colors are
 //! sRGB bytes as the program named them; the pipeline writes them unconverted.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use crate::mux::{Divider, Rect};
 use crate::term::{
-    default_palette, Color, CursorShape, DynamicColor, Rgb, StyleFlags, Terminal, UnderlineStyle,
+    default_palette, Color, CursorShape, DynamicColor, Rgb, Row, StyleFlags, Terminal,
+    UnderlineStyle,
 };
+use crate::view::{PaneView, Selection};
 
 /// One filled rectangle, in pixels from the top-left of the target; the layout the shader's
 /// instance buffer reads (see shaders/rect.wgsl).
@@ -46,6 +51,13 @@ pub struct Theme {
     pub background: Rgb,
     pub cursor: Rgb,
     pub divider: Rgb,
+    pub selection: Rgb,
+    /// Search matches, and the one the view jumped to.
+    pub search_match: Rgb,
+    pub current_match: Rgb,
+    /// The pane title strips' background, and the focused pane's.
+    pub strip: Rgb,
+    pub focused_strip: Rgb,
 }
 
 impl Default for Theme {
@@ -55,6 +67,11 @@ impl Default for Theme {
             background: Rgb { r: 0x18, g: 0x18, b: 0x1c },
             cursor: Rgb { r: 0xf0, g: 0xc0, b: 0x40 },
             divider: Rgb { r: 0x50, g: 0x50, b: 0x58 },
+            selection: Rgb { r: 0x3a, g: 0x4e, b: 0x7a },
+            search_match: Rgb { r: 0x6a, g: 0x55, b: 0x1c },
+            current_match: Rgb { r: 0xb0, g: 0x6a, b: 0x10 },
+            strip: Rgb { r: 0x24, g: 0x24, b: 0x2a },
+            focused_strip: Rgb { r: 0x30, g: 0x34, b: 0x44 },
         }
     }
 }
@@ -67,11 +84,89 @@ pub struct CursorStyle {
     pub thickness: f32,
 }
 
-/// One pane to draw: its terminal and where its top-left cell is, in pixels.
-pub struct PaneView<'a> {
+/// What covers a run of cells besides their own background.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HighlightKind {
+    Selection,
+    SearchMatch,
+    CurrentMatch,
+}
+
+/// Cells `cols` of view row `row`, highlighted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Highlight {
+    pub row: usize,
+    pub cols: Range<usize>,
+    pub kind: HighlightKind,
+}
+
+/// One pane to draw: the rows in view (the screen, or lines from the scrollback when scrolled
+/// back), highlights over them, and where its top-left cell is, in pixels.
+pub struct PaneScene<'a> {
+    /// Styles, colors and the cursor.
     pub term: &'a Terminal,
+    pub rows: Vec<Cow<'a, Row>>,
+    pub highlights: Vec<Highlight>,
     pub origin: [f32; 2],
     pub focused: bool,
+    /// Whether the cursor is drawn (not while scrolled back: its row is not in view).
+    pub cursor: bool,
+}
+
+impl<'a> PaneScene<'a> {
+    /// The program's screen as it is.
+    pub fn screen(term: &'a Terminal, origin: [f32; 2], focused: bool) -> PaneScene<'a> {
+        let rows = term.rows().iter().map(Cow::Borrowed).collect();
+        PaneScene { term, rows, highlights: Vec::new(), origin, focused, cursor: true }
+    }
+
+    /// What `view` shows of the terminal: its scroll position, selection and search matches.
+    pub fn viewed(
+        term: &'a Terminal,
+        view: &PaneView,
+        origin: [f32; 2],
+        focused: bool,
+    ) -> PaneScene<'a> {
+        let top = view.top_line(term);
+        let lines = term.size().lines as u64;
+        let rows: Vec<Cow<'a, Row>> = (top..top + lines).filter_map(|l| term.line(l)).collect();
+        let mut highlights = Vec::new();
+        if let Some(search) = view.search.as_ref().filter(|s| !s.query.is_empty()) {
+            for (row, line) in (top..top + rows.len() as u64).enumerate() {
+                for found in search.matches_in_line(term, line) {
+                    let kind = if Some(found) == search.current {
+                        HighlightKind::CurrentMatch
+                    } else {
+                        HighlightKind::SearchMatch
+                    };
+                    let cols = found.start.col..found.start.col + found.cells;
+                    highlights.push(Highlight { row, cols, kind });
+                }
+            }
+        }
+        // A click that has not moved yet selects nothing.
+        let selection = view.selection.filter(|s| !s.is_empty());
+        if let Some(selection) = &selection {
+            let (start, end) = selection.span(term);
+            let cols = term.size().cols;
+            for (row, line) in (top..top + rows.len() as u64).enumerate() {
+                if line < start.line || line > end.line {
+                    continue;
+                }
+                let from = if line == start.line { start.col } else { 0 };
+                let to = if line == end.line { end.col + 1 } else { cols };
+                debug_assert!(Selection::contains((start, end), line, from));
+                highlights.push(Highlight { row, cols: from..to, kind: HighlightKind::Selection });
+            }
+        }
+        let cursor = view.scrolled_back(term) == 0;
+        PaneScene { term, rows, highlights, origin, focused, cursor }
+    }
+
+    /// The highlight over a cell, the last one given winning (the selection over matches).
+    fn highlight(&self, row: usize, col: usize) -> Option<HighlightKind> {
+        self.highlights.iter().rev().find(|h| h.row == row && h.cols.contains(&col)).map(|h| h.kind)
+    }
 }
 
 /// The colors of one pane: the theme under the program's own overrides.
@@ -119,7 +214,7 @@ impl<'a> Colors<'a> {
 
 /// The rectangles of one pane: cell backgrounds (merged into runs), then the cursor.
 pub fn push_pane(
-    pane: &PaneView<'_>,
+    pane: &PaneScene<'_>,
     cell: CellSize,
     theme: &Theme,
     cursor_style: CursorStyle,
@@ -128,14 +223,23 @@ pub fn push_pane(
     let colors = Colors::new(pane.term, theme);
     let clear = colors.background();
     let [x0, y0] = pane.origin;
-    for (row_index, row) in pane.term.rows().iter().enumerate() {
+    for (row_index, row) in pane.rows.iter().enumerate() {
         let y = y0 + row_index as f32 * cell.height;
         let mut run: Option<(usize, Rgb)> = None;
         let cells = row.cells();
+        let lit = pane.highlights.iter().any(|h| h.row == row_index);
         for col in 0..=cells.len() {
             let color = cells.get(col).map(|c| {
-                let style = pane.term.style(c.style());
-                colors.cell_background(style.fg, style.bg, style.flags)
+                let highlight = if lit { pane.highlight(row_index, col) } else { None };
+                match highlight {
+                    Some(HighlightKind::Selection) => theme.selection,
+                    Some(HighlightKind::SearchMatch) => theme.search_match,
+                    Some(HighlightKind::CurrentMatch) => theme.current_match,
+                    None => {
+                        let style = pane.term.style(c.style());
+                        colors.cell_background(style.fg, style.bg, style.flags)
+                    }
+                }
             });
             if run.map(|(_, c)| Some(c)) == Some(color) {
                 continue;
@@ -156,14 +260,14 @@ pub fn push_pane(
 
 /// Underlines (five styles, in the underline color or else the text's) and strikethrough.
 fn push_decorations(
-    pane: &PaneView<'_>,
+    pane: &PaneScene<'_>,
     cell: CellSize,
     colors: &Colors<'_>,
     line: f32,
     out: &mut Vec<RectInstance>,
 ) {
     let [x0, y0] = pane.origin;
-    for (row_index, row) in pane.term.rows().iter().enumerate() {
+    for (row_index, row) in pane.rows.iter().enumerate() {
         let top = y0 + row_index as f32 * cell.height;
         for (col, c) in row.cells().iter().enumerate() {
             let style = pane.term.style(c.style());
@@ -211,14 +315,14 @@ fn push_decorations(
 }
 
 fn push_cursor(
-    pane: &PaneView<'_>,
+    pane: &PaneScene<'_>,
     cell: CellSize,
     colors: &Colors<'_>,
     style: CursorStyle,
     out: &mut Vec<RectInstance>,
 ) {
     let cursor = pane.term.cursor();
-    if !cursor.visible {
+    if !cursor.visible || !pane.cursor {
         return;
     }
     // A wide character's cursor covers both of its cells.

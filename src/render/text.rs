@@ -17,9 +17,9 @@ use glyphon::{
     Weight,
 };
 
-use super::scene::{CellSize, Colors, Theme};
+use super::scene::{CellSize, Colors, PaneScene, Theme};
 use super::RenderError;
-use crate::term::{Rgb, StyleFlags, Terminal};
+use crate::term::{Rgb, Row, StyleFlags, Terminal};
 
 /// The family name of the bundled font.
 pub const FAMILY: &str = "JetBrains Mono";
@@ -60,11 +60,22 @@ pub struct TextLayer {
     shaped: usize,
 }
 
-/// One pane's text to draw.
-pub struct PaneText<'a> {
+/// One pane's text to draw: its rows as styled runs, taken from the model (under its lock) so
+/// that shaping and uploading happen after the lock is released.
+pub struct PaneText {
     pub key: PaneKey,
-    pub term: &'a Terminal,
     pub origin: [f32; 2],
+    pub cols: usize,
+    pub rows: Vec<Vec<Span>>,
+}
+
+impl PaneText {
+    /// The text of the rows `scene` shows.
+    pub fn of(key: PaneKey, scene: &PaneScene<'_>, theme: &Theme) -> PaneText {
+        let colors = Colors::new(scene.term, theme);
+        let rows = scene.rows.iter().map(|row| row_spans(scene.term, row, &colors)).collect();
+        PaneText { key, origin: scene.origin, cols: scene.term.size().cols, rows }
+    }
 }
 
 impl TextLayer {
@@ -114,34 +125,39 @@ impl TextLayer {
         self.cell
     }
 
+    /// Change the font size (pixels): cells are measured again and every row is shaped anew.
+    pub fn set_font_size(&mut self, font_size: f32) {
+        let line_height = (font_size * 1.25).round();
+        self.metrics = Metrics::new(font_size, line_height);
+        let width = advance_width(&mut self.font_system, self.metrics);
+        self.cell = CellSize { width, height: line_height };
+        self.rows.clear();
+    }
+
     /// Rows shaped by the last `prepare`.
     pub fn rows_shaped(&self) -> usize {
         self.shaped
     }
 
-    /// Shape what changed and upload the glyphs for `panes`. The terminals are only read here:
-    /// callers hold each pane's lock for this call only, never across GPU work.
+    /// Shape what changed and upload the glyphs for `panes`.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         resolution: (u32, u32),
-        theme: &Theme,
-        panes: &[PaneText<'_>],
+        panes: &[&PaneText],
     ) -> Result<(), RenderError> {
         self.viewport.update(queue, Resolution { width: resolution.0, height: resolution.1 });
         self.shaped = 0;
         let mut live = std::collections::HashSet::new();
         for pane in panes {
-            let colors = Colors::new(pane.term, theme);
-            for row in 0..pane.term.rows().len() {
-                let spans = row_spans(pane.term, row, &colors);
-                let hash = hash_spans(&spans);
+            for (row, spans) in pane.rows.iter().enumerate() {
+                let hash = hash_spans(spans);
                 let key = (pane.key, row);
                 live.insert(key);
                 let cached = self.rows.get(&key).is_some_and(|r| r.hash == hash);
                 if !cached {
-                    let buffer = self.shape(&spans, pane.term.size().cols);
+                    let buffer = self.shape(spans, pane.cols);
                     self.rows.insert(key, CachedRow { hash, buffer });
                     self.shaped += 1;
                 }
@@ -151,14 +167,14 @@ impl TextLayer {
         self.rows.retain(|key, _| live.contains(key));
         let mut areas = Vec::new();
         for pane in panes {
-            let (cols, lines) = (pane.term.size().cols as f32, pane.term.size().lines as f32);
+            let (cols, lines) = (pane.cols as f32, pane.rows.len() as f32);
             let bounds = TextBounds {
                 left: pane.origin[0] as i32,
                 top: pane.origin[1] as i32,
                 right: (pane.origin[0] + cols * self.cell.width).ceil() as i32,
                 bottom: (pane.origin[1] + lines * self.cell.height).ceil() as i32,
             };
-            for row in 0..pane.term.rows().len() {
+            for row in 0..pane.rows.len() {
                 if let Some(cached) = self.rows.get(&(pane.key, row)) {
                     areas.push(TextArea {
                         buffer: &cached.buffer,
@@ -238,11 +254,8 @@ fn span_attrs<'a>(base: &Attrs<'a>, span: &Span) -> Attrs<'a> {
 /// The row's text as styled runs: fillers skipped (the grid alignment puts wide characters on
 /// their two cells), hidden text as spaces, dim text halfway to the background, inverse text
 /// in the background color.
-pub fn row_spans(term: &Terminal, row: usize, colors: &Colors<'_>) -> Vec<Span> {
+pub fn row_spans(term: &Terminal, cells: &Row, colors: &Colors<'_>) -> Vec<Span> {
     let mut spans: Vec<Span> = Vec::new();
-    let Some(cells) = term.row(row) else {
-        return spans;
-    };
     for (col, cell) in cells.cells().iter().enumerate() {
         if cell.is_filler() {
             continue;

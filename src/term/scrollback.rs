@@ -15,11 +15,14 @@ pub struct Scrollback {
     rows: VecDeque<PackedRow>,
     limit: usize,
     scratch: PackScratch,
+    /// Rows ever pushed (less those popped back): the absolute number of the first screen row,
+    /// so that a line keeps its number while the ring turns (selections and search use it).
+    pushed: u64,
 }
 
 impl Scrollback {
     pub fn new(limit: usize) -> Scrollback {
-        Scrollback { rows: VecDeque::new(), limit, scratch: PackScratch::default() }
+        Scrollback { rows: VecDeque::new(), limit, scratch: PackScratch::default(), pushed: 0 }
     }
 
     pub fn limit(&self) -> usize {
@@ -41,7 +44,20 @@ impl Scrollback {
             self.rows.pop_front();
         }
         self.rows.push_back(PackedRow::pack_with(&row, &mut self.scratch));
+        self.pushed += 1;
         row
+    }
+
+    /// The absolute number of the first screen row (rows ever pushed).
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// The stored row with absolute number `line`, unpacked.
+    pub fn get_absolute(&self, line: u64) -> Option<Row> {
+        let oldest = self.pushed - self.rows.len() as u64;
+        let index = line.checked_sub(oldest)?;
+        self.get(usize::try_from(index).ok()?)
     }
 
     /// Row `i`, counting from the oldest (0), unpacked.
@@ -71,6 +87,7 @@ impl Scrollback {
     /// Take the newest `n` rows (or all there are) out, unpacked, oldest first.
     pub(crate) fn pop_newest(&mut self, n: usize) -> Vec<Row> {
         let from = self.rows.len().saturating_sub(n);
+        self.pushed -= (self.rows.len() - from) as u64;
         self.rows.drain(from..).map(|r| r.unpack()).collect()
     }
 
@@ -80,6 +97,7 @@ impl Scrollback {
 
     /// Take every row out, oldest first, unpacked (resize rebuilds them).
     pub(crate) fn drain_all(&mut self) -> Vec<Row> {
+        self.pushed -= self.rows.len() as u64;
         self.rows.drain(..).map(|r| r.unpack()).collect()
     }
 
@@ -88,6 +106,7 @@ impl Scrollback {
         self.rows.clear();
         let skip = rows.len().saturating_sub(self.limit);
         let scratch = &mut self.scratch;
+        self.pushed += (rows.len() - skip) as u64;
         self.rows.extend(rows[skip..].iter().map(|row| PackedRow::pack_with(row, scratch)));
     }
 }

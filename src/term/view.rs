@@ -62,6 +62,28 @@ impl Terminal {
         self.state.scrollback.get(index)
     }
 
+    /// The absolute number of the top screen row. Every row the screen and scrollback hold has
+    /// a number that stays its own while output scrolls it up (until a resize reflows them):
+    /// the scrollback holds `first_line()..screen_line()`, the screen the `lines` after.
+    pub fn screen_line(&self) -> u64 {
+        self.state.scrollback.pushed()
+    }
+
+    /// The absolute number of the oldest row kept.
+    pub fn first_line(&self) -> u64 {
+        self.screen_line() - self.scrollback_len() as u64
+    }
+
+    /// The row with absolute number `line`: borrowed from the screen, unpacked from the
+    /// scrollback; `None` past either end.
+    pub fn line(&self, line: u64) -> Option<std::borrow::Cow<'_, Row>> {
+        use std::borrow::Cow;
+        match line.checked_sub(self.screen_line()) {
+            Some(row) => self.row(usize::try_from(row).ok()?).map(Cow::Borrowed),
+            None => self.state.scrollback.get_absolute(line).map(Cow::Owned),
+        }
+    }
+
     pub fn style(&self, id: StyleId) -> &Style {
         self.state.styles.get(id)
     }

@@ -12,7 +12,7 @@ use paddock::render::gpu::{
     render_offscreen, render_rects, Gpu, Image, RectPipeline, TARGET_FORMAT,
 };
 use paddock::render::scene::{
-    push_dividers, push_pane, CellSize, Colors, CursorStyle, PaneView, RectInstance, Theme,
+    push_dividers, push_pane, CellSize, Colors, CursorStyle, PaneScene, RectInstance, Theme,
 };
 use paddock::render::text::{Fonts, PaneText, TextLayer};
 use paddock::term::{CursorShape, TermConfig, TermSize, Terminal};
@@ -94,16 +94,11 @@ fn styled_text_renders_as_the_golden_image_and_reshapes_only_changed_rows() {
     let mut frame = |term: &Terminal, text: &mut TextLayer| {
         let mut rects = Vec::new();
         let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
-        push_pane(
-            &PaneView { term, origin: [0.0, 0.0], focused: true },
-            cell,
-            &theme,
-            cursor,
-            &mut rects,
-        );
+        let scene = PaneScene::screen(term, [0.0, 0.0], true);
+        push_pane(&scene, cell, &theme, cursor, &mut rects);
         pipeline.prepare(&gpu.device, &gpu.queue, size, &rects);
-        let panes = [PaneText { key: 1, term, origin: [0.0, 0.0] }];
-        text.prepare(&gpu.device, &gpu.queue, size, &theme, &panes).expect("prepare text");
+        let pane = PaneText::of(1, &scene, &theme);
+        text.prepare(&gpu.device, &gpu.queue, size, &[&pane]).expect("prepare text");
         let image = render_offscreen(&gpu, theme.background, size, |pass| {
             pipeline.draw(pass, rects.len());
             text.render(pass)
@@ -129,13 +124,7 @@ fn palettes_and_cursor_render_as_the_golden_image() {
     let term = terminal(32, 5, &palettes());
     let mut rects = Vec::new();
     let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
-    push_pane(
-        &PaneView { term: &term, origin: [0.0, 0.0], focused: true },
-        CELL,
-        &theme,
-        cursor,
-        &mut rects,
-    );
+    push_pane(&PaneScene::screen(&term, [0.0, 0.0], true), CELL, &theme, cursor, &mut rects);
     let clear = Colors::new(&term, &theme).background();
     render("palettes", (256, 80), &rects, clear);
 }
@@ -147,21 +136,13 @@ fn a_split_with_a_divider_and_both_cursor_kinds_renders_as_the_golden_image() {
     let right = terminal(9, 4, "\x1b[44mright\x1b[0m\r\nbar\x1b[6 q");
     let mut rects = Vec::new();
     let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
-    push_pane(
-        &PaneView { term: &left, origin: [0.0, 0.0], focused: false },
-        CELL,
-        &theme,
-        cursor,
-        &mut rects,
-    );
-    push_pane(
-        &PaneView { term: &right, origin: [88.0, 0.0], focused: true },
-        CELL,
-        &theme,
-        cursor,
-        &mut rects,
-    );
-    let divider = Divider { axis: Axis::Horizontal, rect: Rect::new(10, 0, 1, 4) };
+    push_pane(&PaneScene::screen(&left, [0.0, 0.0], false), CELL, &theme, cursor, &mut rects);
+    push_pane(&PaneScene::screen(&right, [88.0, 0.0], true), CELL, &theme, cursor, &mut rects);
+    let divider = Divider {
+        axis: Axis::Horizontal,
+        rect: Rect::new(10, 0, 1, 4),
+        area: Rect::new(0, 0, 20, 4),
+    };
     push_dividers(&[divider], [0.0, 0.0], CELL, &theme, &mut rects);
     render("split", (160, 64), &rects, theme.background);
 }

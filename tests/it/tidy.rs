@@ -44,6 +44,7 @@ const PURE: &[&str] = &[
 const LAYERS: &[(&str, &[&str])] = &[
     ("src/term", PURE),
     ("src/mux", PURE),
+    ("src/view", PURE),
     ("src/input", PURE),
     ("src/pty", &["winit", "wgpu", "glyphon", "crate::render", "crate::app", "crate::ctl"]),
     (

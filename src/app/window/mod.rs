@@ -5,27 +5,34 @@
 //! pane output (coalesced: one wake-up per frame however many chunks arrive), control requests
 //! and signals. Idle panes cost nothing: frames are drawn only when something asks for one.
 
+mod actions;
+mod clipboard;
+mod frame;
 mod keys;
+mod mouse;
 mod surface;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::Context;
 use winit::application::ApplicationHandler;
-use winit::event::WindowEvent;
-use winit::event_loop::{ActiveEventLoop, EventLoop, EventLoopProxy};
+use winit::event::{Ime, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
 use winit::keyboard::ModifiersState;
 use winit::window::{Window, WindowId};
 
 use super::headless::{HeadlessOptions, Instance};
 use super::signals::{Signal, SignalListener};
-use crate::ctl::protocol::{Request, SplitDirection};
 use crate::ctl::Call;
-use crate::input::Action;
 use crate::input::InputModes;
-use crate::mux::Direction;
-use crate::term::Modes;
+use crate::mux::PaneId;
+use crate::term::{Modes, TermEvent};
+use crate::view::PaneView;
+use clipboard::{Board, Clipboard};
+use frame::{FrameBuilder, FrameContext};
 use surface::Surface;
 
 /// The font size in logical pixels until the configuration sets it.
@@ -68,6 +75,13 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         modifiers: ModifiersState::empty(),
         exit_code: None,
         error: None,
+        views: HashMap::new(),
+        flashes: HashMap::new(),
+        frames: FrameBuilder::default(),
+        pointer: mouse::Pointer::default(),
+        clipboard: Clipboard::new(),
+        font_size: FONT_SIZE,
+        base_font_size: FONT_SIZE,
     };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     if let Some(error) = app.error {
@@ -101,6 +115,15 @@ struct WindowApp {
     modifiers: ModifiersState,
     exit_code: Option<u8>,
     error: Option<anyhow::Error>,
+    /// Each pane's scroll position, selection and search.
+    views: HashMap<PaneId, PaneView>,
+    /// When each pane's bell last rang.
+    flashes: HashMap<PaneId, Instant>,
+    frames: FrameBuilder,
+    pointer: mouse::Pointer,
+    clipboard: Clipboard,
+    font_size: f32,
+    base_font_size: f32,
 }
 
 impl WindowApp {
@@ -118,41 +141,82 @@ impl WindowApp {
     /// Lay the workspace out in the window's grid.
     fn fit(&mut self) {
         if let Some(surface) = &self.surface {
-            self.instance.workspace_mut().set_area(surface.grid());
+            let grid = surface.grid();
+            if grid != self.instance.workspace().area_size() {
+                self.instance.workspace_mut().set_area(grid);
+                self.forget_positions();
+            }
         }
     }
 
-    /// Carry out a key binding's action; `Some(code)` when the instance should stop.
-    fn act(&mut self, action: Action) -> Option<u8> {
-        let focused = self.instance.workspace().mux().focused_pane().map(|p| p.0);
-        let split =
-            |direction| focused.map(|pane| Request::Split { pane, direction, command: vec![] });
-        let request = match action {
-            Action::NewTab => Some(Request::New { thread: None, cwd: None, command: vec![] }),
-            Action::ClosePane => focused.map(|pane| Request::Close { pane }),
-            Action::SplitRight => split(SplitDirection::Right),
-            Action::SplitDown => split(SplitDirection::Down),
-            Action::FocusLeft | Action::FocusRight | Action::FocusUp | Action::FocusDown => {
-                let direction = match action {
-                    Action::FocusLeft => Direction::Left,
-                    Action::FocusRight => Direction::Right,
-                    Action::FocusUp => Direction::Up,
-                    _ => Direction::Down,
-                };
-                self.instance.workspace_mut().focus_direction(direction);
-                None
+    /// Resizing reflows the panes' lines: scroll positions and selections no longer point at
+    /// the same text, so they go (searches stay, and find their matches again).
+    fn forget_positions(&mut self) {
+        for view in self.views.values_mut() {
+            view.follow();
+            view.selection = None;
+            if let Some(search) = &mut view.search {
+                search.current = None;
             }
-            Action::ZoomPane => {
-                self.instance.workspace_mut().toggle_zoom();
-                None
+        }
+    }
+
+    /// Take what the panes' programs raised: bells flash their pane, OSC 52 writes set the
+    /// clipboard (reads are refused: a program may not read what the user copied elsewhere).
+    fn take_events(&mut self) {
+        let workspace = self.instance.workspace();
+        let mut events = Vec::new();
+        for (_, pane) in workspace.mux().all_panes() {
+            if let Some(session) = workspace.session(pane) {
+                let mut term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+                events.extend(term.take_events().into_iter().map(|e| (pane, e)));
             }
-            Action::NextTab | Action::PreviousTab => {
-                let step = if action == Action::NextTab { 1 } else { -1 };
-                self.instance.workspace_mut().cycle_tab(step);
-                None
+        }
+        let now = Instant::now();
+        for (pane, event) in events {
+            match event {
+                TermEvent::Bell => {
+                    self.flashes.insert(pane, now);
+                }
+                TermEvent::ClipboardStore { selection, data } => {
+                    let board = if selection.contains('p') && !selection.contains('c') {
+                        Board::Primary
+                    } else {
+                        Board::Clipboard
+                    };
+                    self.clipboard.set(board, String::from_utf8_lossy(&data).into_owned());
+                }
+                _ => {}
             }
+        }
+    }
+
+    fn draw(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(surface) = &mut self.surface else {
+            return;
         };
-        request.and_then(|request| self.instance.perform(request))
+        let now = Instant::now();
+        let live = self.instance.workspace().mux().all_panes();
+        self.views.retain(|pane, _| live.iter().any(|(_, p)| p == pane));
+        self.flashes.retain(|_, at| now < *at + frame::FLASH);
+        let cx = FrameContext {
+            cell: surface.cell_size(),
+            grid: surface.grid(),
+            theme: surface.theme(),
+            software: surface.is_software(),
+            views: &self.views,
+            flashes: &self.flashes,
+            now,
+        };
+        let frame = self.frames.build(self.instance.workspace(), &cx);
+        if let Err(e) = surface.draw(&frame) {
+            eprintln!("paddock: cannot draw: {e}");
+        }
+        // A flash to end or a held picture to release: wake up for it, not before.
+        match frame.next {
+            Some(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(at)),
+            None => event_loop.set_control_flow(ControlFlow::Wait),
+        }
     }
 
     fn stop(&mut self, event_loop: &ActiveEventLoop, code: u8) {
@@ -161,7 +225,76 @@ impl WindowApp {
     }
 }
 
+impl WindowApp {
+    fn on_key(&mut self, event_loop: &ActiveEventLoop, event: &winit::event::KeyEvent) {
+        let bound = keys::chord_of(event, self.modifiers)
+            .and_then(|(key, mods)| crate::input::action_for(key, mods));
+        if let Some(action) = bound {
+            if let Some(code) = self.act(action) {
+                return self.stop(event_loop, code);
+            }
+            if self.instance.workspace().mux().tabs().is_empty() {
+                // The last pane closed: so does the window.
+                return self.stop(event_loop, 0);
+            }
+            self.redraw();
+            return;
+        }
+        if self.search_key(event) {
+            return;
+        }
+        let workspace = self.instance.workspace();
+        let Some(pane) = workspace.mux().focused_pane() else {
+            return;
+        };
+        let Some(session) = workspace.session(pane) else {
+            return;
+        };
+        let modes = {
+            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
+        };
+        if let Some(bytes) = keys::key_bytes(event, self.modifiers, modes) {
+            // A pane that stopped reading says so in its status; typing goes nowhere.
+            let _ = session.send(bytes);
+            // Typing brings a scrolled-back view back to the program.
+            if let Some(view) = self.views.get_mut(&pane) {
+                if view.scrolled_back(&session.terminal().lock().unwrap_or_else(|e| e.into_inner()))
+                    > 0
+                {
+                    view.follow();
+                    self.redraw();
+                }
+            }
+        }
+    }
+
+    /// Tell the focused pane's program that the window gained or lost focus (mode 1004).
+    fn report_focus(&mut self, focused: bool) {
+        let workspace = self.instance.workspace();
+        let Some(session) = workspace.mux().focused_pane().and_then(|p| workspace.session(p))
+        else {
+            return;
+        };
+        let wants = {
+            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            term.modes().flags.contains(Modes::FOCUS_EVENTS)
+        };
+        if wants {
+            let _ = session.send(if focused { b"\x1b[I".to_vec() } else { b"\x1b[O".to_vec() });
+        }
+        self.redraw();
+    }
+}
+
 impl ApplicationHandler<UserEvent> for WindowApp {
+    fn new_events(&mut self, _: &ActiveEventLoop, cause: winit::event::StartCause) {
+        // A flash ended or a held picture expired.
+        if let winit::event::StartCause::ResumeTimeReached { .. } = cause {
+            self.redraw();
+        }
+    }
+
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.surface.is_some() {
             return;
@@ -175,6 +308,10 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             Ok(surface) => self.surface = Some(surface),
             Err(e) => return self.fail(event_loop, e.into()),
         }
+        if let Some(surface) = &self.surface {
+            surface.window().set_ime_allowed(true);
+        }
+        self.instance.workspace_mut().set_header_rows(1);
         self.fit();
         if let Err(e) = self.instance.open_first_tab() {
             return self.fail(event_loop, e);
@@ -186,6 +323,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         match event {
             UserEvent::Wake => {
                 self.pending.store(false, Ordering::Release);
+                self.take_events();
                 self.redraw();
             }
             UserEvent::Call(call) => {
@@ -214,44 +352,22 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                 self.fit();
                 self.redraw();
             }
+            WindowEvent::ScaleFactorChanged { .. } => {
+                // The font keeps its size in logical pixels; the Resized that follows refits.
+                self.set_font_size(self.font_size);
+                self.redraw();
+            }
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
-            WindowEvent::KeyboardInput { event, .. } => {
-                let bound = keys::chord_of(&event, self.modifiers)
-                    .and_then(|(key, mods)| crate::input::action_for(key, mods));
-                if let Some(action) = bound {
-                    if let Some(code) = self.act(action) {
-                        return self.stop(event_loop, code);
-                    }
-                    if self.instance.workspace().mux().tabs().is_empty() {
-                        // The last pane closed: so does the window.
-                        return self.stop(event_loop, 0);
-                    }
-                    self.redraw();
-                    return;
-                }
-                let workspace = self.instance.workspace_mut();
-                let Some(pane) = workspace.mux().focused_pane() else {
-                    return;
-                };
-                let Some(session) = workspace.session(pane) else {
-                    return;
-                };
-                let modes = {
-                    let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
-                    InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
-                };
-                if let Some(bytes) = keys::key_bytes(&event, self.modifiers, modes) {
-                    // A pane that stopped reading says so in its status; typing goes nowhere.
-                    let _ = session.send(bytes);
-                }
+            WindowEvent::KeyboardInput { event, .. } => self.on_key(event_loop, &event),
+            WindowEvent::Ime(Ime::Commit(text)) => {
+                self.commit_text(&text);
+                self.redraw();
             }
-            WindowEvent::RedrawRequested => {
-                if let Some(surface) = &mut self.surface {
-                    if let Err(e) = surface.draw(self.instance.workspace()) {
-                        eprintln!("paddock: cannot draw: {e}");
-                    }
-                }
-            }
+            WindowEvent::Focused(focused) => self.report_focus(focused),
+            WindowEvent::CursorMoved { position, .. } => self.on_cursor_moved(position),
+            WindowEvent::MouseInput { state, button, .. } => self.on_mouse_button(state, button),
+            WindowEvent::MouseWheel { delta, .. } => self.on_wheel(delta),
+            WindowEvent::RedrawRequested => self.draw(event_loop),
             _ => {}
         }
     }

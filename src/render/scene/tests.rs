@@ -14,7 +14,7 @@ fn term(bytes: &str) -> Terminal {
 fn rects(bytes: &str, focused: bool) -> Vec<RectInstance> {
     let term = term(bytes);
     let mut out = Vec::new();
-    let pane = PaneView { term: &term, origin: [100.0, 50.0], focused };
+    let pane = PaneScene::screen(&term, [100.0, 50.0], focused);
     push_pane(&pane, CELL, &Theme::default(), BLOCK, &mut out);
     out
 }
@@ -87,7 +87,11 @@ fn cursor_shapes_and_the_hollow_unfocused_block() {
 
 #[test]
 fn dividers_cover_their_cells() {
-    let divider = Divider { axis: Axis::Horizontal, rect: Rect::new(40, 0, 1, 24) };
+    let divider = Divider {
+        axis: Axis::Horizontal,
+        rect: Rect::new(40, 0, 1, 24),
+        area: Rect::new(0, 0, 81, 24),
+    };
     let mut out = Vec::new();
     push_dividers(&[divider], [0.0, 30.0], CELL, &Theme::default(), &mut out);
     assert_eq!(out, [RectInstance::new(400.0, 30.0, 10.0, 480.0, Theme::default().divider)]);

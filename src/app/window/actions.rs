@@ -1,0 +1,217 @@
+//! What key bindings do, and the search field: while a pane's search is open, typing edits
+//! its query instead of going to the program.
+
+use winit::event::{ElementState, KeyEvent};
+use winit::keyboard::{Key as WinitKey, NamedKey};
+
+use super::clipboard::Board;
+use super::WindowApp;
+use crate::ctl::protocol::{Request, SplitDirection};
+use crate::input::{encode_paste, Action};
+use crate::mux::{Direction, PaneId};
+use crate::term::Modes;
+use crate::view::Search;
+
+/// Font sizes the bindings stay within, in points.
+const FONT_SIZES: std::ops::RangeInclusive<f32> = 6.0..=72.0;
+
+impl WindowApp {
+    fn focused(&self) -> Option<PaneId> {
+        self.instance.workspace().mux().focused_pane()
+    }
+
+    /// Carry out a key binding's action; `Some(code)` when the instance should stop.
+    pub(super) fn act(&mut self, action: Action) -> Option<u8> {
+        let focused = self.focused();
+        let split = |direction| {
+            focused.map(|pane| Request::Split { pane: pane.0, direction, command: vec![] })
+        };
+        let request = match action {
+            Action::NewTab => Some(Request::New { thread: None, cwd: None, command: vec![] }),
+            Action::ClosePane => focused.map(|pane| Request::Close { pane: pane.0 }),
+            Action::SplitRight => split(SplitDirection::Right),
+            Action::SplitDown => split(SplitDirection::Down),
+            Action::FocusLeft | Action::FocusRight | Action::FocusUp | Action::FocusDown => {
+                let direction = match action {
+                    Action::FocusLeft => Direction::Left,
+                    Action::FocusRight => Direction::Right,
+                    Action::FocusUp => Direction::Up,
+                    _ => Direction::Down,
+                };
+                self.instance.workspace_mut().focus_direction(direction);
+                None
+            }
+            Action::ZoomPane => {
+                self.instance.workspace_mut().toggle_zoom();
+                self.forget_positions();
+                None
+            }
+            Action::NextTab | Action::PreviousTab => {
+                let step = if action == Action::NextTab { 1 } else { -1 };
+                self.instance.workspace_mut().cycle_tab(step);
+                None
+            }
+            Action::FontBigger | Action::FontSmaller | Action::FontReset => {
+                let size = match action {
+                    Action::FontBigger => self.font_size + 1.0,
+                    Action::FontSmaller => self.font_size - 1.0,
+                    _ => self.base_font_size,
+                };
+                self.set_font_size(size.clamp(*FONT_SIZES.start(), *FONT_SIZES.end()));
+                None
+            }
+            Action::Copy => {
+                if let Some(pane) = focused {
+                    self.copy_selection(pane, false);
+                }
+                None
+            }
+            Action::Paste => {
+                self.paste(Board::Clipboard);
+                None
+            }
+            Action::ScrollPageUp
+            | Action::ScrollPageDown
+            | Action::ScrollTop
+            | Action::ScrollBottom => {
+                self.scroll_focused(action);
+                None
+            }
+            Action::Search => {
+                if let Some(pane) = focused {
+                    let view = self.views.entry(pane).or_default();
+                    view.search.get_or_insert_with(Search::default);
+                }
+                None
+            }
+        };
+        request.and_then(|request| self.instance.perform(request))
+    }
+
+    pub(super) fn set_font_size(&mut self, size: f32) {
+        self.font_size = size;
+        if let Some(surface) = &mut self.surface {
+            surface.set_font_size(size);
+        }
+        self.fit();
+    }
+
+    fn scroll_focused(&mut self, action: Action) {
+        let Some(pane) = self.focused() else {
+            return;
+        };
+        let Some(session) = self.instance.workspace().session(pane) else {
+            return;
+        };
+        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let page = term.size().lines.saturating_sub(1).max(1) as i64;
+        let view = self.views.entry(pane).or_default();
+        match action {
+            Action::ScrollPageUp => view.scroll(&term, -page),
+            Action::ScrollPageDown => view.scroll(&term, page),
+            Action::ScrollTop => view.scroll(&term, i64::MIN / 2),
+            _ => view.follow(),
+        }
+    }
+
+    /// Paste `board`'s text into the focused pane, bracketed when the program asked for it.
+    pub(super) fn paste(&mut self, board: Board) {
+        let Some(text) = self.clipboard.get(board) else {
+            return;
+        };
+        let Some(pane) = self.focused() else {
+            return;
+        };
+        self.views.entry(pane).or_default().follow();
+        let Some(session) = self.instance.workspace().session(pane) else {
+            return;
+        };
+        let bracketed = {
+            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            term.modes().flags.contains(Modes::BRACKETED_PASTE)
+        };
+        let _ = session.send(encode_paste(&text, bracketed));
+    }
+
+    /// Feed a key press to the focused pane's open search. Returns false when no search is
+    /// open (the key goes to the program).
+    pub(super) fn search_key(&mut self, event: &KeyEvent) -> bool {
+        let Some(pane) = self.focused() else {
+            return false;
+        };
+        if self.views.get(&pane).is_none_or(|v| v.search.is_none()) {
+            return false;
+        }
+        if event.state != ElementState::Pressed {
+            return true;
+        }
+        let older = !self.modifiers.shift_key();
+        match &event.logical_key {
+            WinitKey::Named(NamedKey::Escape) => {
+                if let Some(view) = self.views.get_mut(&pane) {
+                    view.search = None;
+                    view.follow();
+                }
+            }
+            WinitKey::Named(NamedKey::Enter) => self.jump(pane, older),
+            WinitKey::Named(NamedKey::Backspace) => {
+                self.edit_search(pane, |query| {
+                    query.pop();
+                });
+            }
+            _ => {
+                let text: String = event
+                    .text
+                    .as_deref()
+                    .unwrap_or_default()
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .collect();
+                if !text.is_empty() {
+                    self.edit_search(pane, |query| query.push_str(&text));
+                }
+            }
+        }
+        self.redraw();
+        true
+    }
+
+    /// Text committed by an input method, for the search field or the program.
+    pub(super) fn commit_text(&mut self, text: &str) {
+        let Some(pane) = self.focused() else {
+            return;
+        };
+        if self.views.get(&pane).is_some_and(|v| v.search.is_some()) {
+            self.edit_search(pane, |query| query.push_str(text));
+            return;
+        }
+        self.views.entry(pane).or_default().follow();
+        if let Some(session) = self.instance.workspace().session(pane) {
+            let _ = session.send(text.as_bytes().to_vec());
+        }
+    }
+
+    /// Change the query and look again from the bottom: the newest match is current.
+    fn edit_search(&mut self, pane: PaneId, edit: impl FnOnce(&mut String)) {
+        if let Some(search) = self.views.get_mut(&pane).and_then(|v| v.search.as_mut()) {
+            edit(&mut search.query);
+            search.current = None;
+        }
+        self.jump(pane, true);
+    }
+
+    /// Move to the next older (or newer) match and bring it into view.
+    fn jump(&mut self, pane: PaneId, older: bool) {
+        let Some(session) = self.instance.workspace().session(pane) else {
+            return;
+        };
+        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let Some(view) = self.views.get_mut(&pane) else {
+            return;
+        };
+        let found = view.search.as_mut().and_then(|s| s.jump(&term, older));
+        if let Some(found) = found {
+            view.reveal(&term, found.start.line);
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! One frame's content, gathered from the panes' models: the tab bar, each pane's title strip,
+//! cells, cursor and highlights, the dividers and bell flashes.
+//!
+//! This is the snapshot step: each pane's model is locked only while its rows are read into
+//! rectangles and styled text runs, and released before anything is shaped or touches the
+//! GPU. A pane in synchronized output (mode 2026) keeps its last complete picture until the
+//! program ends the update, or for `SYNC_HOLD` at most.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::app::Workspace;
+use crate::mux::{PaneId, Rect};
+use crate::render::scene::{
+    push_dividers, push_pane, rgba, CellSize, CursorStyle, PaneScene, RectInstance, Theme,
+};
+use crate::render::text::PaneText;
+use crate::term::{CursorShape, Modes, TermConfig, TermSize, Terminal};
+use crate::view::PaneView;
+
+/// Rows above the panes for the tab bar.
+pub const TAB_BAR_ROWS: usize = 1;
+/// The text layer's key for the tab bar's row (pane ids start at 1 and never reach it).
+const TAB_BAR_KEY: u32 = u32::MAX;
+/// Title strips' keys: the pane's id with the top bit set.
+const STRIP_KEY: u32 = 1 << 31;
+/// The longest a program may hold its pane's picture with synchronized output.
+const SYNC_HOLD: Duration = Duration::from_millis(150);
+/// How long a bell flashes its pane.
+pub const FLASH: Duration = Duration::from_millis(120);
+
+/// What one frame draws.
+pub struct Frame<'a> {
+    pub rects: Vec<RectInstance>,
+    pub texts: Vec<&'a PaneText>,
+    /// When a flash or a held picture ends and another frame is due, if any.
+    pub next: Option<Instant>,
+}
+
+/// A pane's last picture, kept for synchronized output.
+struct Picture {
+    origin: [f32; 2],
+    cols: usize,
+    rects: Vec<RectInstance>,
+    text: PaneText,
+    /// When the program started holding it (`None`: not held).
+    held_since: Option<Instant>,
+}
+
+/// Where each tab's label is in the tab bar, for clicks.
+pub type TabSpans = Vec<std::ops::Range<usize>>;
+
+/// Builds frames, keeping each pane's last picture.
+#[derive(Default)]
+pub struct FrameBuilder {
+    pictures: HashMap<PaneId, Picture>,
+    bar: Option<PaneText>,
+    strips: Vec<PaneText>,
+    pub tab_spans: TabSpans,
+}
+
+/// What the window knows besides the workspace.
+pub struct FrameContext<'a> {
+    pub cell: CellSize,
+    pub grid: TermSize,
+    pub theme: &'a Theme,
+    pub software: bool,
+    pub views: &'a HashMap<PaneId, PaneView>,
+    pub flashes: &'a HashMap<PaneId, Instant>,
+    pub now: Instant,
+}
+
+impl FrameBuilder {
+    pub fn build<'a>(&'a mut self, workspace: &Workspace, cx: &FrameContext<'_>) -> Frame<'a> {
+        let cell = cx.cell;
+        let mut rects = Vec::new();
+        let mut next: Option<Instant> = None;
+        let mut soonest = |at: Instant| next = Some(next.map_or(at, |n: Instant| n.min(at)));
+        let (bar, spans) = tab_bar(workspace, cx.grid.cols, cx.software);
+        self.tab_spans = spans;
+        let hidden = CursorStyle { shape: CursorShape::Block, thickness: 0.0 };
+        let bar_scene = PaneScene::screen(&bar, [0.0, 0.0], false);
+        push_pane(&bar_scene, cell, cx.theme, hidden, &mut rects);
+        self.bar = Some(PaneText::of(TAB_BAR_KEY, &bar_scene, cx.theme));
+        self.strips.clear();
+        let Some(tab) = workspace.mux().active_tab() else {
+            self.pictures.clear();
+            return Frame { rects, texts: self.bar.iter().collect(), next };
+        };
+        let area = Rect::new(0, 0, cx.grid.cols, cx.grid.lines);
+        let (layout, dividers) = tab.layout(area);
+        let top = TAB_BAR_ROWS as f32 * cell.height;
+        push_dividers(&dividers, [0.0, top], cell, cx.theme, &mut rects);
+        let header = workspace.header_rows();
+        let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+        let no_view = PaneView::default();
+        for (pane, rect) in &layout {
+            let Some(session) = workspace.session(*pane) else {
+                continue;
+            };
+            let focused = tab.focus() == *pane;
+            let view = cx.views.get(pane).unwrap_or(&no_view);
+            let x = rect.col as f32 * cell.width;
+            let strip_y = top + rect.row as f32 * cell.height;
+            let origin = [x, strip_y + header as f32 * cell.height];
+            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            if header > 0 {
+                let strip = title_strip(workspace, *pane, &term, view, rect.cols);
+                let background = if focused { cx.theme.focused_strip } else { cx.theme.strip };
+                let width = rect.cols as f32 * cell.width;
+                rects.push(RectInstance::new(x, strip_y, width, cell.height, background));
+                let strip_scene = PaneScene::screen(&strip, [x, strip_y], false);
+                push_pane(&strip_scene, cell, cx.theme, hidden, &mut rects);
+                self.strips.push(PaneText::of(STRIP_KEY | pane.0, &strip_scene, cx.theme));
+            }
+            let previous = self.pictures.remove(pane);
+            let syncing = term.modes().flags.contains(Modes::SYNCHRONIZED_OUTPUT);
+            let picture = match previous {
+                Some(mut held)
+                    if syncing && held.origin == origin && held.cols == term.size().cols =>
+                {
+                    let since = *held.held_since.get_or_insert(cx.now);
+                    if cx.now < since + SYNC_HOLD {
+                        soonest(since + SYNC_HOLD);
+                        drop(term);
+                        rects.extend_from_slice(&held.rects);
+                        self.pictures.insert(*pane, held);
+                        continue;
+                    }
+                    picture(&term, view, origin, focused, pane.0, cell, cx.theme, cursor)
+                }
+                _ => picture(&term, view, origin, focused, pane.0, cell, cx.theme, cursor),
+            };
+            drop(term);
+            rects.extend_from_slice(&picture.rects);
+            if let Some(&flashed) = cx.flashes.get(pane) {
+                if cx.now < flashed + FLASH {
+                    soonest(flashed + FLASH);
+                    let size = [rect.cols as f32 * cell.width, rect.rows as f32 * cell.height];
+                    let mut color = rgba(cx.theme.foreground);
+                    color[3] = 0.18;
+                    rects.push(RectInstance { origin: [x, strip_y], size, color });
+                }
+            }
+            self.pictures.insert(*pane, picture);
+        }
+        // Pictures of panes no longer shown.
+        self.pictures.retain(|pane, _| layout.iter().any(|(p, _)| p == pane));
+        let mut texts: Vec<&PaneText> = self.bar.iter().chain(&self.strips).collect();
+        for (pane, _) in &layout {
+            if let Some(picture) = self.pictures.get(pane) {
+                texts.push(&picture.text);
+            }
+        }
+        Frame { rects, texts, next }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn picture(
+    term: &Terminal,
+    view: &PaneView,
+    origin: [f32; 2],
+    focused: bool,
+    key: u32,
+    cell: CellSize,
+    theme: &Theme,
+    cursor: CursorStyle,
+) -> Picture {
+    let scene = PaneScene::viewed(term, view, origin, focused);
+    let mut rects = Vec::new();
+    push_pane(&scene, cell, theme, cursor, &mut rects);
+    let text = PaneText::of(key, &scene, theme);
+    Picture { origin, cols: term.size().cols, rects, text, held_since: None }
+}
+
+/// Text with control characters dropped, at most `max` characters.
+fn clean(text: &str, max: usize) -> String {
+    text.chars().filter(|c| !c.is_control()).take(max).collect()
+}
+
+/// The tab bar as a one-row terminal: each tab's number and name (its thread's, else the
+/// focused pane's title, else its program's), the active tab in inverse video; a note at the
+/// right when drawing on a software renderer. Drawn like a pane, so it is shaped like one: only
+/// when it changes. Also returns where each tab's label is.
+fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, TabSpans) {
+    let mut bar = Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 });
+    let mux = workspace.mux();
+    let active = mux.active_tab().map(|t| t.id);
+    let mut text = String::from("\x1b[?25l");
+    let mut spans = Vec::new();
+    let mut col = 0;
+    for (index, tab) in mux.tabs().iter().enumerate() {
+        let title = workspace
+            .session(tab.focus())
+            .and_then(|s| s.terminal().lock().ok().and_then(|t| t.title().map(str::to_owned)));
+        let name = match (&tab.thread, title) {
+            (Some(thread), _) => thread.clone(),
+            (None, Some(title)) if !title.is_empty() => title,
+            _ => tab.name.clone(),
+        };
+        let label = format!(" {} {} ", index + 1, clean(&name, 30));
+        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
+        spans.push(col..col + width);
+        col += width + 1;
+        let look = if Some(tab.id) == active { "\x1b[7m" } else { "\x1b[2m" };
+        text.push_str(&format!("{look}{label}\x1b[0m "));
+    }
+    if software {
+        let note = "software renderer ";
+        text.push_str(&format!("\x1b[1;{}H\x1b[2m{note}", cols.saturating_sub(note.len()) + 1));
+    }
+    bar.advance(text.as_bytes());
+    (bar, spans)
+}
+
+/// A pane's title strip: its program, the title it set (OSC 0/2) and the directory it reported
+/// (OSC 7); on the right, how far it is scrolled back, or the search being typed. The lock
+/// badge and activity of later issues take the strip's left end.
+fn title_strip(
+    workspace: &Workspace,
+    pane: PaneId,
+    term: &Terminal,
+    view: &PaneView,
+    cols: usize,
+) -> Terminal {
+    let mut strip = Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 });
+    let program = workspace
+        .command_of(pane)
+        .and_then(|c| c.first())
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
+        .unwrap_or_default();
+    let mut text = format!("\x1b[?25l\x1b[1m {}\x1b[0m", clean(&program, 40));
+    if let Some(title) = term.title().filter(|t| !t.is_empty()) {
+        text.push_str(&format!("  {}", clean(title, 80)));
+    }
+    if let Some(cwd) = term.working_directory() {
+        text.push_str(&format!("  \x1b[2m{}\x1b[0m", clean(cwd, 120)));
+    }
+    let right = match &view.search {
+        Some(search) => {
+            let found = if search.query.is_empty() || search.current.is_some() {
+                ""
+            } else {
+                " (not found)"
+            };
+            format!(" find: {}\u{2581}{found} ", clean(&search.query, 60))
+        }
+        None => match view.scrolled_back(term) {
+            0 => String::new(),
+            n => format!(" \u{2191} {n} lines "),
+        },
+    };
+    if !right.is_empty() {
+        // Printed where it fits at the right edge, over whatever the left part left there.
+        let width = unicode_width::UnicodeWidthStr::width(right.as_str()) + 1;
+        let at = cols.saturating_sub(width) + 1;
+        text.push_str(&format!("\x1b[1;{at}H\x1b[7m{right}\x1b[0m"));
+    }
+    strip.advance(text.as_bytes());
+    strip
+}
