@@ -1,7 +1,9 @@
-//! Drawing: the pure scene step (`scene`: cells → rectangles, testable without a GPU) and the
-//! GPU side (`gpu`: adapter, device, the instanced-rectangle pipeline of shaders/rect.wgsl,
-//! offscreen rendering). Text (glyphon) and the window surface build on these.
+//! Drawing: the pure scene step (`scene`: cells → rectangles, testable without a GPU; `chrome`:
+//! the tab bar and title strips as one-row terminals) and the GPU side (`gpu`: adapter, device,
+//! the instanced-rectangle pipeline of shaders/rect.wgsl, offscreen rendering). Text (glyphon)
+//! and the window surface build on these.
 
+pub mod chrome;
 pub mod gpu;
 pub mod scene;
 pub mod text;

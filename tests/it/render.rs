@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::images::{read_png, write_png};
 
 use paddock::mux::{Axis, Divider, Rect};
+use paddock::render::chrome::{self, Strip};
 use paddock::render::gpu::{
     render_offscreen, render_rects, Gpu, Image, RectPipeline, TARGET_FORMAT,
 };
@@ -16,6 +17,7 @@ use paddock::render::scene::{
 };
 use paddock::render::text::{Fonts, PaneText, TextLayer};
 use paddock::term::{CursorShape, TermConfig, TermSize, Terminal};
+use paddock::view::{PaneView, Point, Search, Selection, SelectionKind};
 
 #[test]
 fn every_shader_validates_with_naga() {
@@ -145,6 +147,81 @@ fn a_split_with_a_divider_and_both_cursor_kinds_renders_as_the_golden_image() {
     };
     push_dividers(&[divider], [0.0, 0.0], CELL, &theme, &mut rects);
     render("split", (160, 64), &rects, theme.background);
+}
+
+#[test]
+fn every_cursor_shape_renders_as_the_golden_image() {
+    let theme = Theme::default();
+    let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+    let mut rects = Vec::new();
+    // Block, underline, beam (the program's choice, DECSCUSR), then an unfocused block: hollow.
+    let shapes = [("\x1b[2 q", true), ("\x1b[4 q", true), ("\x1b[6 q", true), ("", false)];
+    let terms: Vec<Terminal> =
+        shapes.iter().map(|(s, _)| terminal(3, 1, &format!("a{s}"))).collect();
+    for (i, (term, (_, focused))) in terms.iter().zip(shapes).enumerate() {
+        let origin = [i as f32 * 4.0 * CELL.width, 0.0];
+        push_pane(&PaneScene::screen(term, origin, focused), CELL, &theme, cursor, &mut rects);
+    }
+    render("cursors", (128, 16), &rects, theme.background);
+}
+
+/// The window's parts as the window draws them: a tab bar with two tabs (the second active), a
+/// pane's title strip with the search field, and the pane with a selection and search matches.
+#[test]
+fn tabs_a_title_strip_a_selection_and_search_matches_render_as_the_golden_image() {
+    let gpu = gpu();
+    let theme = Theme::default();
+    let mut text = TextLayer::new(&gpu.device, &gpu.queue, TARGET_FORMAT, 16.0, Fonts::BundledOnly);
+    let cell = text.cell_size();
+    let cols = 36;
+    let names = ["agent".to_owned(), "build".to_owned()];
+    let (bar, spans) = chrome::tab_bar(&names, Some(1), cols, None);
+    assert_eq!(spans.len(), 2);
+    let prompt = chrome::search_prompt("error", false);
+    let strip = Strip { program: "bash", title: Some("tests"), cwd: None, right: Some(&prompt) };
+    let strip = chrome::title_strip(&strip, cols);
+    let term = terminal(cols, 4, "cargo test\r\nerror: one failed\r\nok: Error, error\r\n$ ");
+    let mut search = Search { query: "error".into(), current: None };
+    assert!(search.jump(&term, true).is_some(), "the newest match");
+    let line = term.screen_line();
+    let selection = Selection {
+        anchor: Point { line, col: 0 },
+        head: Point { line, col: 4 },
+        kind: SelectionKind::Cells,
+    };
+    let mut view = PaneView::default();
+    view.selection = Some(selection);
+    view.search = Some(search);
+    let hidden = CursorStyle { shape: CursorShape::Block, thickness: 0.0 };
+    let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+    let scenes = [
+        (PaneScene::screen(&bar, [0.0, 0.0], false), hidden),
+        (PaneScene::screen(&strip, [0.0, cell.height], false), hidden),
+        (PaneScene::viewed(&term, &view, [0.0, 2.0 * cell.height], true), cursor),
+    ];
+    let mut rects = vec![RectInstance::new(
+        0.0,
+        cell.height,
+        cols as f32 * cell.width,
+        cell.height,
+        theme.focused_strip,
+    )];
+    for (scene, style) in &scenes {
+        push_pane(scene, cell, &theme, *style, &mut rects);
+    }
+    let texts: Vec<PaneText> =
+        scenes.iter().enumerate().map(|(i, (s, _))| PaneText::of(i as u32, s, &theme)).collect();
+    let size = ((cols as f32 * cell.width) as u32, (6.0 * cell.height) as u32);
+    let mut pipeline = RectPipeline::new(&gpu.device, TARGET_FORMAT);
+    pipeline.prepare(&gpu.device, &gpu.queue, size, &rects);
+    let refs: Vec<&PaneText> = texts.iter().collect();
+    text.prepare(&gpu.device, &gpu.queue, size, &refs).expect("prepare text");
+    let image = render_offscreen(&gpu, theme.background, size, |pass| {
+        pipeline.draw(pass, rects.len());
+        text.render(pass)
+    })
+    .expect("render");
+    expect_golden("window-parts", &image);
 }
 
 fn root() -> &'static Path {

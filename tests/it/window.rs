@@ -19,9 +19,10 @@ struct Xvfb {
 }
 
 impl Xvfb {
-    fn start() -> Xvfb {
+    /// `slot`: which of this run's tests (each gets a display of its own).
+    fn start(slot: u32) -> Xvfb {
         // A display number no other test run is likely to hold.
-        let number = 140 + std::process::id() % 100;
+        let number = 140 + (std::process::id() % 50) * 2 + slot;
         let display = format!(":{number}");
         let child = Command::new("Xvfb")
             .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
@@ -64,7 +65,7 @@ fn run(command: &mut Command) -> String {
 
 #[test]
 fn a_window_shows_two_panes_and_takes_typing() {
-    let x = Xvfb::start();
+    let x = Xvfb::start(0);
     let runtime = std::env::temp_dir().join(format!("pdk-window-{}", std::process::id()));
     std::fs::create_dir_all(&runtime).expect("runtime dir");
     let mut paddock = x
@@ -170,4 +171,142 @@ fn distinct_colors(image: &crate::images::Image) -> usize {
         }
     }
     seen.len()
+}
+
+/// A running windowed paddock with its control socket.
+struct Windowed {
+    child: Child,
+    socket: String,
+    window: String,
+    runtime: PathBuf,
+}
+
+impl Windowed {
+    fn start(x: &Xvfb, name: &str) -> Windowed {
+        let runtime = std::env::temp_dir().join(format!("pdk-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&runtime).expect("runtime dir");
+        let mut child = x
+            .command(PADDOCK)
+            .args(["-e", "bash", "--norc", "--noprofile"])
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start paddock");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("stdout");
+        BufReader::new(stdout).read_line(&mut line).expect("socket path");
+        let socket = line.trim_end().to_owned();
+        let window = run(x.command("xdotool").args(["search", "--sync", "--name", "^paddock$"]));
+        let window = window.lines().next().expect("paddock's window").to_owned();
+        run(x.command("xdotool").args(["windowfocus", "--sync", &window]));
+        Windowed { child, socket, window, runtime }
+    }
+
+    fn ctl(&self, args: &[&str]) -> String {
+        run(Command::new(PADDOCK).arg("ctl").arg("--socket").arg(&self.socket).args(args))
+    }
+
+    fn screen(&self) -> String {
+        self.ctl(&["capture", "--pane", "1"])
+    }
+
+    /// The pixel at the middle of the focused single pane's cell (`col`, `row`). The cell size
+    /// is estimated from the window's size and the pane's grid (the tab bar and the title strip
+    /// take a row each above it): exact enough near the top-left, where the tests click.
+    fn cell_center(&self, x: &Xvfb, col: usize, row: usize) -> (u32, u32) {
+        let geometry = run(x.command("xdotool").args(["getwindowgeometry", &self.window]));
+        let size = geometry
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Geometry: "))
+            .expect("window geometry");
+        let (w, h) = size.split_once('x').expect("WxH");
+        let (w, h): (f32, f32) = (w.parse().expect("width"), h.parse().expect("height"));
+        let ls = run(Command::new(PADDOCK).args(["ls", "--json", "--socket", &self.socket]));
+        let ls: serde_json::Value = serde_json::from_str(&ls).expect("ls --json");
+        let pane = &ls["instances"][0]["panes"][0];
+        let cols = pane["cols"].as_f64().expect("cols") as f32;
+        let rows = pane["rows"].as_f64().expect("rows") as f32;
+        let (cw, ch) = (w / cols, h / (rows + 2.0));
+        (((col as f32 + 0.5) * cw) as u32, ((row as f32 + 2.5) * ch) as u32)
+    }
+
+    fn stop(mut self) {
+        self.ctl(&["stop"]);
+        let status = self.child.wait().expect("wait");
+        assert!(status.success(), "paddock exited with {status}");
+        let _ = std::fs::remove_dir_all(&self.runtime);
+    }
+}
+
+fn xdotool(x: &Xvfb, args: &[&str]) {
+    run(x.command("xdotool").args(args));
+}
+
+#[test]
+fn a_window_selects_copies_pastes_scrolls_back_and_searches() {
+    let x = Xvfb::start(1);
+    let app = Windowed::start(&x, "select");
+    wait_for("the first prompt", || app.screen().contains("bash-"));
+
+    // Scroll back with the wheel, triple-click the top row: a line that was no longer on the
+    // screen is selected, copied, and pasted back.
+    app.ctl(&["send", "--pane", "1", "--text", "seq 1 300\n"]);
+    wait_for("the numbers", || app.screen().contains("\n300\n"));
+    let on_screen = app.screen();
+    let (x0, y0) = app.cell_center(&x, 1, 0);
+    xdotool(&x, &["mousemove", &x0.to_string(), &y0.to_string()]);
+    xdotool(&x, &["click", "--repeat", "10", "--delay", "20", "4"]);
+    xdotool(&x, &["click", "--repeat", "3", "--delay", "60", "1"]);
+    xdotool(&x, &["type", "--delay", "20", "echo got:"]);
+    xdotool(&x, &["key", "ctrl+shift+v", "Return"]);
+    let mut got = String::new();
+    wait_for("the pasted line", || {
+        let screen = app.screen();
+        let line = screen.lines().find(|l| l.starts_with("got:"));
+        got = line.unwrap_or_default().trim_start_matches("got:").to_owned();
+        line.is_some()
+    });
+    let number: u32 = got.parse().unwrap_or_else(|_| panic!("pasted {got:?}, not a line number"));
+    assert!(
+        !on_screen.lines().any(|l| l == got),
+        "line {number} was on the screen already: the wheel did not scroll back"
+    );
+
+    // A double click selects a whole word (a path), which pastes back whole.
+    app.ctl(&["send", "--pane", "1", "--text", "clear; echo copy-me/please.now here\n"]);
+    wait_for("the word", || app.screen().starts_with("copy-me/please.now here\n"));
+    let (x1, y1) = app.cell_center(&x, 3, 0);
+    xdotool(&x, &["mousemove", &x1.to_string(), &y1.to_string()]);
+    xdotool(&x, &["click", "--repeat", "2", "--delay", "60", "1"]);
+    xdotool(&x, &["type", "--delay", "20", "echo pasted:"]);
+    xdotool(&x, &["key", "ctrl+shift+v", "Return"]);
+    wait_for("the pasted word", || app.screen().contains("\npasted:copy-me/please.now\n"));
+
+    // Search: the matches are highlighted and the current one stands out.
+    xdotool(&x, &["key", "ctrl+shift+f"]);
+    xdotool(&x, &["type", "--delay", "20", "please"]);
+    xdotool(&x, &["key", "Return"]);
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/window-test");
+    std::fs::create_dir_all(&shots).expect("screenshot dir");
+    let shot = shots.join("search.png");
+    let theme = Theme::default();
+    let colors = [theme.current_match, theme.search_match].map(|c| [c.r, c.g, c.b]);
+    let found = (0..50).any(|_| {
+        run(x.command("import").args(["-window", "root"]).arg(format!("PNG32:{}", shot.display())));
+        let image = crate::images::read_png(&shot).expect("read the screenshot");
+        let count = |color| image.rgba.chunks(4).filter(|p| p[..3] == color).count();
+        let ok = colors.iter().all(|&c| count(c) >= 20);
+        if !ok {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        ok
+    });
+    eprintln!("screenshot: {}", shot.display());
+    assert!(found, "no highlighted search matches in {}", shot.display());
+    // Escape closes the search; typing goes to the program again.
+    xdotool(&x, &["key", "Escape"]);
+    xdotool(&x, &["type", "--delay", "20", "echo after-search"]);
+    xdotool(&x, &["key", "Return"]);
+    wait_for("typing after the search", || app.screen().contains("\nafter-search\n"));
+    app.stop();
 }

@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 
 use crate::app::Workspace;
 use crate::mux::{PaneId, Rect};
+use crate::render::chrome;
 use crate::render::scene::{
     push_dividers, push_pane, rgba, CellSize, CursorStyle, PaneScene, RectInstance, Theme,
 };
 use crate::render::text::PaneText;
-use crate::term::{CursorShape, Modes, TermConfig, TermSize, Terminal};
+use crate::term::{CursorShape, Modes, TermSize, Terminal};
 use crate::view::PaneView;
 
 /// Rows above the panes for the tab bar.
@@ -47,8 +48,7 @@ struct Picture {
     held_since: Option<Instant>,
 }
 
-/// Where each tab's label is in the tab bar, for clicks.
-pub type TabSpans = Vec<std::ops::Range<usize>>;
+pub use chrome::TabSpans;
 
 /// Builds frames, keeping each pane's last picture.
 #[derive(Default)]
@@ -174,49 +174,30 @@ fn picture(
     Picture { origin, cols: term.size().cols, rects, text, held_since: None }
 }
 
-/// Text with control characters dropped, at most `max` characters.
-fn clean(text: &str, max: usize) -> String {
-    text.chars().filter(|c| !c.is_control()).take(max).collect()
-}
-
-/// The tab bar as a one-row terminal: each tab's number and name (its thread's, else the
-/// focused pane's title, else its program's), the active tab in inverse video; a note at the
-/// right when drawing on a software renderer. Drawn like a pane, so it is shaped like one: only
-/// when it changes. Also returns where each tab's label is.
+/// The tab bar: each tab's thread name, else its focused pane's title, else its program.
 fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, TabSpans) {
-    let mut bar = Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 });
     let mux = workspace.mux();
-    let active = mux.active_tab().map(|t| t.id);
-    let mut text = String::from("\x1b[?25l");
-    let mut spans = Vec::new();
-    let mut col = 0;
-    for (index, tab) in mux.tabs().iter().enumerate() {
-        let title = workspace
-            .session(tab.focus())
-            .and_then(|s| s.terminal().lock().ok().and_then(|t| t.title().map(str::to_owned)));
-        let name = match (&tab.thread, title) {
-            (Some(thread), _) => thread.clone(),
-            (None, Some(title)) if !title.is_empty() => title,
-            _ => tab.name.clone(),
-        };
-        let label = format!(" {} {} ", index + 1, clean(&name, 30));
-        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
-        spans.push(col..col + width);
-        col += width + 1;
-        let look = if Some(tab.id) == active { "\x1b[7m" } else { "\x1b[2m" };
-        text.push_str(&format!("{look}{label}\x1b[0m "));
-    }
-    if software {
-        let note = "software renderer ";
-        text.push_str(&format!("\x1b[1;{}H\x1b[2m{note}", cols.saturating_sub(note.len()) + 1));
-    }
-    bar.advance(text.as_bytes());
-    (bar, spans)
+    let names: Vec<String> = mux
+        .tabs()
+        .iter()
+        .map(|tab| {
+            let title = workspace
+                .session(tab.focus())
+                .and_then(|s| s.terminal().lock().ok().and_then(|t| t.title().map(str::to_owned)));
+            match (&tab.thread, title) {
+                (Some(thread), _) => thread.clone(),
+                (None, Some(title)) if !title.is_empty() => title,
+                _ => tab.name.clone(),
+            }
+        })
+        .collect();
+    let active = mux.active_tab().and_then(|a| mux.tabs().iter().position(|t| t.id == a.id));
+    let note = software.then_some("software renderer");
+    chrome::tab_bar(&names, active, cols, note)
 }
 
-/// A pane's title strip: its program, the title it set (OSC 0/2) and the directory it reported
-/// (OSC 7); on the right, how far it is scrolled back, or the search being typed. The lock
-/// badge and activity of later issues take the strip's left end.
+/// A pane's title strip: its program, title and directory; on the right, how far it is
+/// scrolled back, or the search being typed.
 fn title_strip(
     workspace: &Workspace,
     pane: PaneId,
@@ -224,39 +205,26 @@ fn title_strip(
     view: &PaneView,
     cols: usize,
 ) -> Terminal {
-    let mut strip = Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 });
     let program = workspace
         .command_of(pane)
         .and_then(|c| c.first())
         .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
         .unwrap_or_default();
-    let mut text = format!("\x1b[?25l\x1b[1m {}\x1b[0m", clean(&program, 40));
-    if let Some(title) = term.title().filter(|t| !t.is_empty()) {
-        text.push_str(&format!("  {}", clean(title, 80)));
-    }
-    if let Some(cwd) = term.working_directory() {
-        text.push_str(&format!("  \x1b[2m{}\x1b[0m", clean(cwd, 120)));
-    }
     let right = match &view.search {
         Some(search) => {
-            let found = if search.query.is_empty() || search.current.is_some() {
-                ""
-            } else {
-                " (not found)"
-            };
-            format!(" find: {}\u{2581}{found} ", clean(&search.query, 60))
+            let missing = !search.query.is_empty() && search.current.is_none();
+            Some(chrome::search_prompt(&search.query, missing))
         }
         None => match view.scrolled_back(term) {
-            0 => String::new(),
-            n => format!(" \u{2191} {n} lines "),
+            0 => None,
+            n => Some(format!("\u{2191} {n} lines")),
         },
     };
-    if !right.is_empty() {
-        // Printed where it fits at the right edge, over whatever the left part left there.
-        let width = unicode_width::UnicodeWidthStr::width(right.as_str()) + 1;
-        let at = cols.saturating_sub(width) + 1;
-        text.push_str(&format!("\x1b[1;{at}H\x1b[7m{right}\x1b[0m"));
-    }
-    strip.advance(text.as_bytes());
-    strip
+    let strip = chrome::Strip {
+        program: &program,
+        title: term.title(),
+        cwd: term.working_directory(),
+        right: right.as_deref(),
+    };
+    chrome::title_strip(&strip, cols)
 }

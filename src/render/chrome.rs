@@ -1,0 +1,118 @@
+//! The window's chrome as one-row terminals: the tab bar and the pane title strips.
+//!
+//! Built as terminals so they are drawn and shaped exactly like pane rows (and cached the same
+//! way: shaped again only when they change). Pure: names and titles in, a terminal out.
+
+use std::ops::Range;
+
+use crate::term::{TermConfig, TermSize, Terminal};
+
+/// Where each tab's label is in the tab bar (columns), for clicks.
+pub type TabSpans = Vec<Range<usize>>;
+
+/// Text with control characters dropped, at most `max` characters: titles come from programs.
+pub fn clean(text: &str, max: usize) -> String {
+    text.chars().filter(|c| !c.is_control()).take(max).collect()
+}
+
+fn one_row(cols: usize) -> Terminal {
+    Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 })
+}
+
+/// The tab bar: each tab's number and name, the active one in inverse video, the others dim;
+/// `note` at the right end (the software-renderer notice). Also where each label is.
+pub fn tab_bar(
+    names: &[String],
+    active: Option<usize>,
+    cols: usize,
+    note: Option<&str>,
+) -> (Terminal, TabSpans) {
+    let mut bar = one_row(cols);
+    let mut text = String::from("\x1b[?25l");
+    let mut spans = Vec::new();
+    let mut col = 0;
+    for (index, name) in names.iter().enumerate() {
+        let label = format!(" {} {} ", index + 1, clean(name, 30));
+        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
+        spans.push(col..col + width);
+        col += width + 1;
+        let look = if Some(index) == active { "\x1b[7m" } else { "\x1b[2m" };
+        text.push_str(&format!("{look}{label}\x1b[0m "));
+    }
+    if let Some(note) = note {
+        let at = cols.saturating_sub(note.len() + 1) + 1;
+        text.push_str(&format!("\x1b[1;{at}H\x1b[2m{note} "));
+    }
+    bar.advance(text.as_bytes());
+    (bar, spans)
+}
+
+/// What a pane's title strip says.
+pub struct Strip<'a> {
+    /// The program's name, in bold.
+    pub program: &'a str,
+    /// The title it set (OSC 0/2).
+    pub title: Option<&'a str>,
+    /// The directory it reported (OSC 7), dim.
+    pub cwd: Option<&'a str>,
+    /// In inverse video at the right end: the search field, or how far the view is scrolled.
+    pub right: Option<&'a str>,
+}
+
+/// The search field as the strip shows it.
+pub fn search_prompt(query: &str, missing: bool) -> String {
+    let missing = if missing { " (not found)" } else { "" };
+    format!("find: {}\u{2581}{missing}", clean(query, 60))
+}
+
+/// A pane's title strip. The lock badge and activity of later issues take its left end.
+pub fn title_strip(strip: &Strip<'_>, cols: usize) -> Terminal {
+    let mut row = one_row(cols);
+    let mut text = format!("\x1b[?25l\x1b[1m {}\x1b[0m", clean(strip.program, 40));
+    if let Some(title) = strip.title.filter(|t| !t.is_empty()) {
+        text.push_str(&format!("  {}", clean(title, 80)));
+    }
+    if let Some(cwd) = strip.cwd {
+        text.push_str(&format!("  \x1b[2m{}\x1b[0m", clean(cwd, 120)));
+    }
+    if let Some(right) = strip.right {
+        let right = format!(" {} ", clean(right, 100));
+        // Printed where it fits at the right edge, over whatever the left part left there.
+        let width = unicode_width::UnicodeWidthStr::width(right.as_str()) + 1;
+        let at = cols.saturating_sub(width) + 1;
+        text.push_str(&format!("\x1b[1;{at}H\x1b[7m{right}\x1b[0m"));
+    }
+    row.advance(text.as_bytes());
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tab_bar_numbers_tabs_and_knows_where_each_is() {
+        let names = ["agent".to_owned(), "vim\x1b[31m".to_owned()];
+        let (bar, spans) = tab_bar(&names, Some(1), 40, Some("note"));
+        let text = crate::term::row_text(&bar.rows()[0]);
+        assert_eq!(text, " 1 agent   2 vim[31m               note");
+        assert_eq!(spans, [0..9, 10..21]);
+    }
+
+    #[test]
+    fn the_strip_shows_program_title_directory_and_the_right_part() {
+        let strip = Strip {
+            program: "bash",
+            title: Some("build"),
+            cwd: Some("/work"),
+            right: Some(&search_prompt("needle", true)),
+        };
+        let row = title_strip(&strip, 60);
+        let text = crate::term::row_text(&row.rows()[0]);
+        assert!(text.starts_with(" bash  build  /work"), "{text:?}");
+        assert!(text.ends_with("find: needle\u{2581} (not found)"), "{text:?}");
+        // Too narrow: the right part wins the space it needs, nothing panics.
+        let narrow = title_strip(&strip, 5);
+        assert_eq!(narrow.size().cols, 5);
+    }
+}
