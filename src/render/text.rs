@@ -42,9 +42,14 @@ pub enum Fonts {
 /// Which pane a cached row belongs to (any stable number the caller chooses).
 pub type PaneKey = u32;
 
+/// A row's shaped text and its own glyph renderer, prepared only when the row's text or place
+/// changes: a frame in which one row changed shapes and prepares one row.
 struct CachedRow {
     hash: u64,
     buffer: Buffer,
+    renderer: TextRenderer,
+    /// Where it was last prepared (left, top, and the bounds), `None` when it must be again.
+    placed: Option<(f32, f32, [i32; 4])>,
 }
 
 pub struct TextLayer {
@@ -52,10 +57,11 @@ pub struct TextLayer {
     swash: SwashCache,
     viewport: Viewport,
     atlas: TextAtlas,
-    renderer: TextRenderer,
     metrics: Metrics,
     cell: CellSize,
     rows: HashMap<(PaneKey, usize), CachedRow>,
+    /// The rows of the last `prepare`, in drawing order.
+    order: Vec<(PaneKey, usize)>,
     /// Rows shaped by the last `prepare`, for tests and benchmarks.
     shaped: usize,
 }
@@ -105,17 +111,16 @@ impl TextLayer {
         let cache = Cache::new(device);
         let viewport = Viewport::new(device, &cache);
         // The target is not sRGB: colors go through as the bytes programs named.
-        let mut atlas = TextAtlas::with_color_mode(device, queue, &cache, format, ColorMode::Web);
-        let renderer = TextRenderer::new(&mut atlas, device, Default::default(), None);
+        let atlas = TextAtlas::with_color_mode(device, queue, &cache, format, ColorMode::Web);
         TextLayer {
             font_system,
             swash: SwashCache::new(),
             viewport,
             atlas,
-            renderer,
             metrics,
             cell: CellSize { width, height: line_height },
             rows: HashMap::new(),
+            order: Vec::new(),
             shaped: 0,
         }
     }
@@ -140,6 +145,10 @@ impl TextLayer {
     }
 
     /// Shape what changed and upload the glyphs for `panes`.
+    ///
+    /// The glyph atlas is never trimmed between frames: a row that is not prepared again still
+    /// draws from it, so none of its glyphs may be evicted. Only when the atlas is full (it
+    /// grows first, up to the GPU's texture limit) is it trimmed and every row prepared again.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -149,67 +158,107 @@ impl TextLayer {
     ) -> Result<(), RenderError> {
         self.viewport.update(queue, Resolution { width: resolution.0, height: resolution.1 });
         self.shaped = 0;
-        let mut live = std::collections::HashSet::new();
+        match self.prepare_rows(device, queue, panes) {
+            Err(glyphon::PrepareError::AtlasFull) => {
+                self.atlas.trim();
+                self.rows.values_mut().for_each(|row| row.placed = None);
+                self.prepare_rows(device, queue, panes)
+            }
+            other => other,
+        }
+        .map_err(|e| RenderError::Text(e.to_string()))
+    }
+
+    fn prepare_rows(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        panes: &[&PaneText],
+    ) -> Result<(), glyphon::PrepareError> {
+        self.order.clear();
         for pane in panes {
+            let (cols, lines) = (pane.cols as f32, pane.rows.len() as f32);
+            let bounds = [
+                pane.origin[0] as i32,
+                pane.origin[1] as i32,
+                (pane.origin[0] + cols * self.cell.width).ceil() as i32,
+                (pane.origin[1] + lines * self.cell.height).ceil() as i32,
+            ];
             for (row, spans) in pane.rows.iter().enumerate() {
                 let hash = hash_spans(spans);
                 let key = (pane.key, row);
-                live.insert(key);
-                let cached = self.rows.get(&key).is_some_and(|r| r.hash == hash);
-                if !cached {
+                self.order.push(key);
+                let fresh = self.rows.get(&key).is_some_and(|r| r.hash == hash);
+                if !fresh {
                     let buffer = self.shape(spans, pane.cols);
-                    self.rows.insert(key, CachedRow { hash, buffer });
                     self.shaped += 1;
+                    match self.rows.get_mut(&key) {
+                        Some(cached) => {
+                            cached.hash = hash;
+                            cached.buffer = buffer;
+                            cached.placed = None;
+                        }
+                        None => {
+                            let renderer = TextRenderer::new(
+                                &mut self.atlas,
+                                device,
+                                Default::default(),
+                                None,
+                            );
+                            let cached = CachedRow { hash, buffer, renderer, placed: None };
+                            self.rows.insert(key, cached);
+                        }
+                    }
                 }
+                let place =
+                    (pane.origin[0], pane.origin[1] + row as f32 * self.cell.height, bounds);
+                let Some(cached) = self.rows.get_mut(&key) else {
+                    continue;
+                };
+                if cached.placed == Some(place) {
+                    continue;
+                }
+                let area = TextArea {
+                    buffer: &cached.buffer,
+                    left: place.0,
+                    top: place.1,
+                    scale: 1.0,
+                    bounds: TextBounds {
+                        left: bounds[0],
+                        top: bounds[1],
+                        right: bounds[2],
+                        bottom: bounds[3],
+                    },
+                    default_color: Color::rgb(255, 255, 255),
+                    custom_glyphs: &[],
+                };
+                cached.renderer.prepare(
+                    device,
+                    queue,
+                    &mut self.font_system,
+                    &mut self.atlas,
+                    &self.viewport,
+                    [area],
+                    &mut self.swash,
+                )?;
+                cached.placed = Some(place);
             }
         }
         // Rows of panes that went away, or of rows past a shrunken screen.
+        let live: std::collections::HashSet<_> = self.order.iter().copied().collect();
         self.rows.retain(|key, _| live.contains(key));
-        let mut areas = Vec::new();
-        for pane in panes {
-            let (cols, lines) = (pane.cols as f32, pane.rows.len() as f32);
-            let bounds = TextBounds {
-                left: pane.origin[0] as i32,
-                top: pane.origin[1] as i32,
-                right: (pane.origin[0] + cols * self.cell.width).ceil() as i32,
-                bottom: (pane.origin[1] + lines * self.cell.height).ceil() as i32,
-            };
-            for row in 0..pane.rows.len() {
-                if let Some(cached) = self.rows.get(&(pane.key, row)) {
-                    areas.push(TextArea {
-                        buffer: &cached.buffer,
-                        left: pane.origin[0],
-                        top: pane.origin[1] + row as f32 * self.cell.height,
-                        scale: 1.0,
-                        bounds,
-                        default_color: Color::rgb(255, 255, 255),
-                        custom_glyphs: &[],
-                    });
-                }
-            }
-        }
-        self.renderer
-            .prepare(
-                device,
-                queue,
-                &mut self.font_system,
-                &mut self.atlas,
-                &self.viewport,
-                areas,
-                &mut self.swash,
-            )
-            .map_err(|e| RenderError::Text(e.to_string()))
+        Ok(())
     }
 
     pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) -> Result<(), RenderError> {
-        self.renderer
-            .render(&self.atlas, &self.viewport, pass)
-            .map_err(|e| RenderError::Text(e.to_string()))
-    }
-
-    /// Let the atlas drop glyphs no longer used (after each frame).
-    pub fn trim(&mut self) {
-        self.atlas.trim();
+        for key in &self.order {
+            if let Some(row) = self.rows.get(key) {
+                row.renderer
+                    .render(&self.atlas, &self.viewport, pass)
+                    .map_err(|e| RenderError::Text(e.to_string()))?;
+            }
+        }
+        Ok(())
     }
 
     fn shape(&mut self, spans: &[Span], cols: usize) -> Buffer {

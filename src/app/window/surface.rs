@@ -142,7 +142,6 @@ impl Surface {
         self.gpu.queue.submit([encoder.finish()]);
         self.window.pre_present_notify();
         self.gpu.queue.present(target);
-        self.text.trim();
         Ok(())
     }
 }
