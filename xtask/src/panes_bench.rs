@@ -77,7 +77,7 @@ pub fn run(root: &Path) -> Result<()> {
     Ok(())
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64) {
         return Ok(());
     }
@@ -85,7 +85,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// A compiler's build log: mostly plain lines of varied length, some colored warnings.
-fn build_log(size: usize) -> Vec<u8> {
+pub(crate) fn build_log(size: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(size + 256);
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut n = 0u64;
@@ -126,7 +126,7 @@ fn wide_lines(lines: usize, cols: usize) -> Vec<u8> {
     out
 }
 
-fn median(samples: &mut [f64]) -> f64 {
+pub(crate) fn median(samples: &mut [f64]) -> f64 {
     samples.sort_by(f64::total_cmp);
     samples[samples.len() / 2]
 }
