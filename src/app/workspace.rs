@@ -242,7 +242,10 @@ impl Workspace {
         direction: SplitDirection,
         command: Vec<String>,
     ) -> Result<Reply, Refusal> {
-        let cwd = self.pane_mut(pane)?.cwd.clone();
+        let source = self.pane_mut(pane)?;
+        // The new pane starts where the split one is now (the directory its shell is in),
+        // falling back to where it started.
+        let cwd = current_dir(&source.session).or_else(|| source.cwd.clone());
         let command = self.command_or_default(command);
         let axis = match direction {
             SplitDirection::Right => Axis::Horizontal,
@@ -400,6 +403,20 @@ impl Workspace {
 fn input_modes(session: &PaneSession) -> InputModes {
     let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
     InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
+}
+
+/// The working directory of a pane's program: the one it reported (OSC 7), else on Linux the
+/// one the kernel knows for its process; only if it is a directory that exists.
+fn current_dir(session: &PaneSession) -> Option<PathBuf> {
+    let reported = {
+        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        term.working_directory().map(PathBuf::from)
+    };
+    let kernel = || {
+        let pid = session.pid()?;
+        std::fs::read_link(format!("/proc/{pid}/cwd")).ok()
+    };
+    reported.or_else(kernel).filter(|dir| dir.is_dir())
 }
 
 fn check_cwd(cwd: Option<&PathBuf>) -> Result<(), Refusal> {

@@ -64,6 +64,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     // The cells → rectangles step is tested without a GPU: it knows no GPU or window either.
     (
+        "src/render/chrome.rs",
+        &["wgpu", "winit", "glyphon", "std::fs", "std::thread", "std::io", "crate::pty"],
+    ),
+    (
         "src/render/scene.rs",
         &["wgpu", "winit", "glyphon", "std::fs", "std::thread", "std::io", "crate::pty"],
     ),

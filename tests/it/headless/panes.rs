@@ -206,3 +206,21 @@ fn a_pane_that_never_reads_does_not_block_another() {
     instance.wait_for_text("2", "\nstill-typing\n");
     assert_eq!(instance.pane(1)["status"], "running");
 }
+
+#[test]
+fn a_split_starts_where_the_split_pane_is_now() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let dir = std::env::temp_dir().join(format!("pdk-split-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    instance.send_keys("1", &format!("cd {} Enter", dir.display()));
+    instance.send_keys("1", "echo moved Enter");
+    instance.wait_for_text("1", "\nmoved\n");
+    let new = instance.ctl(&["split", "--pane", "1", "--down", "--", "bash", "--norc"]);
+    let new = new.trim();
+    instance.wait_for_prompt(new);
+    instance.send_keys(new, "pwd Enter");
+    instance.wait_for_text(new, &format!("\n{}\n", dir.display()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
