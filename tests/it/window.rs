@@ -19,20 +19,22 @@ struct Xvfb {
 }
 
 impl Xvfb {
-    /// `slot`: which of this run's tests (each gets a display of its own).
-    fn start(slot: u32) -> Xvfb {
-        // A display number no other test run is likely to hold.
-        let number = 140 + (std::process::id() % 50) * 2 + slot;
-        let display = format!(":{number}");
-        let child = Command::new("Xvfb")
-            .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
+    /// An X server on a free display: Xvfb picks the number itself (`-displayfd`) and writes it
+    /// once it accepts connections, so parallel tests and stale sockets of killed servers never
+    /// collide.
+    fn start() -> Xvfb {
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start Xvfb ({e}); `cargo xtask ci` installs xvfb"));
-        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
-        wait_for("the X server", || socket.exists());
-        Xvfb { child, display }
+        let mut number = String::new();
+        let stdout = child.stdout.take().expect("Xvfb's stdout");
+        BufReader::new(stdout).read_line(&mut number).expect("Xvfb's display number");
+        let number = number.trim();
+        assert!(!number.is_empty(), "Xvfb did not start (no display number)");
+        Xvfb { child, display: format!(":{number}") }
     }
 
     fn command(&self, program: &str) -> Command {
@@ -44,7 +46,8 @@ impl Xvfb {
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // SIGTERM, so the server removes its socket and lock file.
+        let _ = Command::new("kill").arg(self.child.id().to_string()).status();
         let _ = self.child.wait();
     }
 }
@@ -65,30 +68,14 @@ fn run(command: &mut Command) -> String {
 
 #[test]
 fn a_window_shows_two_panes_and_takes_typing() {
-    let x = Xvfb::start(0);
-    let runtime = std::env::temp_dir().join(format!("pdk-window-{}", std::process::id()));
-    std::fs::create_dir_all(&runtime).expect("runtime dir");
-    let mut paddock = x
-        .command(PADDOCK)
-        .args(["-e", "bash", "--norc", "--noprofile"])
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start paddock");
-    let mut line = String::new();
-    let stdout = paddock.stdout.take().expect("stdout");
-    BufReader::new(stdout).read_line(&mut line).expect("socket path");
-    let socket = line.trim_end().to_owned();
-    let ctl = |args: &[&str]| {
-        run(Command::new(PADDOCK).arg("ctl").arg("--socket").arg(&socket).args(args))
-    };
+    let x = Xvfb::start();
+    let app = Windowed::start(&x, "window");
+    let ctl = |args: &[&str]| app.ctl(args);
     wait_for("the first prompt", || ctl(&["capture", "--pane", "1"]).contains("bash-"));
     assert_eq!(ctl(&["split", "--pane", "1", "--right", "--", "bash", "--norc"]).trim(), "2");
     wait_for("the second prompt", || ctl(&["capture", "--pane", "2"]).contains("bash-"));
-
-    let window = run(x.command("xdotool").args(["search", "--sync", "--name", "^paddock$"]));
-    let window = window.lines().next().expect("paddock's window").to_owned();
-    run(x.command("xdotool").args(["windowfocus", "--sync", &window]));
+    // The split took the focus; the window has it.
+    run(x.command("xdotool").args(["windowfocus", "--sync", &app.window]));
     run(x.command("xdotool").args(["type", "--delay", "30", "echo typed-in-the-window"]));
     run(x.command("xdotool").args(["key", "Return"]));
     wait_for("typing to reach the focused pane", || {
@@ -98,7 +85,7 @@ fn a_window_shows_two_panes_and_takes_typing() {
     // Key bindings act on the layout: focus moves left, then that pane splits downwards.
     run(x.command("xdotool").args(["key", "ctrl+shift+Left"]));
     let focused = |id: &str| {
-        let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &socket]));
+        let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
         ls.lines().any(|l| l.trim_start().starts_with(&format!("{id}* ")))
     };
     wait_for("focus to move to pane 1", || focused("1"));
@@ -126,10 +113,7 @@ fn a_window_shows_two_panes_and_takes_typing() {
     assert!(found, "no divider between two panes in {}", shot.display());
     assert!(shows_active_tab(&image), "no active tab in the tab bar of {}", shot.display());
 
-    ctl(&["stop"]);
-    let status = paddock.wait().expect("wait");
-    assert!(status.success(), "paddock exited with {status}");
-    let _ = std::fs::remove_dir_all(&runtime);
+    app.stop();
 }
 
 fn pixel(image: &crate::images::Image, x: u32, y: u32) -> [u8; 3] {
@@ -244,7 +228,7 @@ fn xdotool(x: &Xvfb, args: &[&str]) {
 
 #[test]
 fn a_window_selects_copies_pastes_scrolls_back_and_searches() {
-    let x = Xvfb::start(1);
+    let x = Xvfb::start();
     let app = Windowed::start(&x, "select");
     wait_for("the first prompt", || app.screen().contains("bash-"));
 

@@ -22,14 +22,19 @@ const ROWS: usize = 50;
 const SCROLLBACK: usize = 10_000;
 const TMUX_SOCKET: &str = "paddock-bench";
 
-pub fn run(root: &Path) -> Result<()> {
+/// Build the release binary; its path.
+pub(crate) fn release_paddock(root: &Path) -> Result<PathBuf> {
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["build", "--release", "--bin", "paddock"])
         .status()?;
     if !status.success() {
         bail!("cargo build --release failed");
     }
-    let paddock = root.join("target/release/paddock");
+    Ok(root.join("target/release/paddock"))
+}
+
+pub fn run(root: &Path) -> Result<()> {
+    let paddock = release_paddock(root)?;
     let data = root.join("target/bench-panes");
     std::fs::create_dir_all(&data)?;
     let tmux_version = tmux(&["-V"]).output().context("tmux is needed (apt-get install tmux)")?;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::panes_bench::{build_log, median, write_file};
+use crate::panes_bench::{build_log, median, release_paddock, write_file};
 
 const SIZE: usize = 16 << 20;
 const RUNS: usize = 3;
@@ -33,13 +33,7 @@ impl Drop for Xvfb {
 }
 
 pub fn run(root: &Path) -> Result<()> {
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--bin", "paddock"])
-        .status()?;
-    if !status.success() {
-        bail!("cargo build --release failed");
-    }
-    let paddock = root.join("target/release/paddock");
+    let paddock = release_paddock(root)?;
     let alacritty =
         std::env::var_os("ALACRITTY").map_or_else(|| PathBuf::from("alacritty"), PathBuf::from);
     let version = Command::new(&alacritty)
