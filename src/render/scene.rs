@@ -13,7 +13,7 @@ use crate::term::{
     default_palette, Color, CursorShape, DynamicColor, Rgb, Row, StyleFlags, Terminal,
     UnderlineStyle,
 };
-use crate::view::{PaneView, Selection};
+use crate::view::PaneView;
 
 /// One filled rectangle, in pixels from the top-left of the target; the layout the shader's
 /// instance buffer reads (see shaders/rect.wgsl).
@@ -155,7 +155,6 @@ impl<'a> PaneScene<'a> {
                 }
                 let from = if line == start.line { start.col } else { 0 };
                 let to = if line == end.line { end.col + 1 } else { cols };
-                debug_assert!(Selection::contains((start, end), line, from));
                 highlights.push(Highlight { row, cols: from..to, kind: HighlightKind::Selection });
             }
         }

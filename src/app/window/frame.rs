@@ -113,24 +113,21 @@ impl FrameBuilder {
                 push_pane(&strip_scene, cell, cx.theme, hidden, &mut rects);
                 self.strips.push(PaneText::of(STRIP_KEY | pane.0, &strip_scene, cx.theme));
             }
-            let previous = self.pictures.remove(pane);
             let syncing = term.modes().flags.contains(Modes::SYNCHRONIZED_OUTPUT);
-            let picture = match previous {
-                Some(mut held)
-                    if syncing && held.origin == origin && held.cols == term.size().cols =>
-                {
-                    let since = *held.held_since.get_or_insert(cx.now);
-                    if cx.now < since + SYNC_HOLD {
-                        soonest(since + SYNC_HOLD);
-                        drop(term);
-                        rects.extend_from_slice(&held.rects);
-                        self.pictures.insert(*pane, held);
-                        continue;
-                    }
-                    picture(&term, view, origin, focused, pane.0, cell, cx.theme, cursor)
+            if let Some(held) = self
+                .pictures
+                .get_mut(pane)
+                .filter(|held| syncing && held.origin == origin && held.cols == term.size().cols)
+            {
+                // The program is mid-update: keep showing its last complete picture.
+                let until = *held.held_since.get_or_insert(cx.now) + SYNC_HOLD;
+                if cx.now < until {
+                    soonest(until);
+                    rects.extend_from_slice(&held.rects);
+                    continue;
                 }
-                _ => picture(&term, view, origin, focused, pane.0, cell, cx.theme, cursor),
-            };
+            }
+            let picture = picture(&term, view, origin, focused, pane.0, cell, cx.theme, cursor);
             drop(term);
             rects.extend_from_slice(&picture.rects);
             if let Some(&flashed) = cx.flashes.get(pane) {

@@ -250,21 +250,18 @@ impl WindowApp {
         let Some(session) = workspace.session(pane) else {
             return;
         };
-        let modes = {
+        let (modes, scrolled) = {
             let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
-            InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
+            let modes = InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) };
+            (modes, self.views.get(&pane).is_some_and(|v| v.scrolled_back(&term) > 0))
         };
         if let Some(bytes) = keys::key_bytes(event, self.modifiers, modes) {
             // A pane that stopped reading says so in its status; typing goes nowhere.
             let _ = session.send(bytes);
             // Typing brings a scrolled-back view back to the program.
-            if let Some(view) = self.views.get_mut(&pane) {
-                if view.scrolled_back(&session.terminal().lock().unwrap_or_else(|e| e.into_inner()))
-                    > 0
-                {
-                    view.follow();
-                    self.redraw();
-                }
+            if scrolled {
+                self.views.entry(pane).or_default().follow();
+                self.redraw();
             }
         }
     }
