@@ -1,12 +1,12 @@
-//! Text: each visible row of a pane is one glyphon buffer, shaped again only when the row's
-//! content or styles change (a hash of what it shows is kept per row), so a frame in which one
-//! row changed shapes one row.
+//! Text: each visible row of a pane is shaped again only when the row's content or styles change
+//! (a hash of what it shows is kept per row), so a frame in which one row changed shapes one row.
 //!
 //! The bundled JetBrains Mono (assets/fonts) is the primary face, so text looks the same on
 //! every machine; system fonts fill in missing glyphs unless the layer is built with the bundled
 //! fonts only (as the golden-image tests are, for images that do not depend on the host).
-//! Glyphs are aligned to the cell grid (cosmic-text's monospace width), so fallback glyphs and
-//! wide characters land on their cells.
+//! Every glyph lands on its cell: a row is shaped as pieces placed at their first cell (runs of
+//! narrow characters together, each wide character alone and centred on its two cells), because
+//! fallback fonts do not advance by the grid's width.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -19,7 +19,7 @@ use glyphon::{
 
 use super::scene::{CellSize, Colors, PaneScene, Theme};
 use super::RenderError;
-use crate::term::{Rgb, Row, StyleFlags, Terminal};
+use crate::term::{Cell, Rgb, Row, StyleFlags, Terminal};
 
 /// The family name of the bundled font.
 pub const FAMILY: &str = "JetBrains Mono";
@@ -37,6 +37,9 @@ pub enum Fonts {
     BundledAndSystem,
     /// Only the bundled font (deterministic images for tests).
     BundledOnly,
+    /// The bundled font, then exactly these fonts for glyphs it lacks, never the system's
+    /// (deterministic images of fallback text for tests).
+    BundledWith(&'static [&'static [u8]]),
 }
 
 /// Which pane a cached row belongs to (any stable number the caller chooses).
@@ -46,7 +49,7 @@ pub type PaneKey = u32;
 /// changes: a frame in which one row changed shapes and prepares one row.
 struct CachedRow {
     hash: u64,
-    buffer: Buffer,
+    pieces: Vec<Piece>,
     renderer: TextRenderer,
     /// Where it was last prepared (left, top, and the bounds), `None` when it must be again.
     placed: Option<(f32, f32, [i32; 4])>,
@@ -97,6 +100,11 @@ impl TextLayer {
             .map(|data| glyphon::fontdb::Source::Binary(std::sync::Arc::new(data.to_vec())));
         let mut font_system = match fonts {
             Fonts::BundledOnly => FontSystem::new_with_fonts(bundled),
+            Fonts::BundledWith(fallback) => {
+                FontSystem::new_with_fonts(bundled.chain(fallback.iter().map(|data| {
+                    glyphon::fontdb::Source::Binary(std::sync::Arc::new(data.to_vec()))
+                })))
+            }
             Fonts::BundledAndSystem => {
                 let mut system = FontSystem::new();
                 for source in bundled {
@@ -190,12 +198,12 @@ impl TextLayer {
                 self.order.push(key);
                 let fresh = self.rows.get(&key).is_some_and(|r| r.hash == hash);
                 if !fresh {
-                    let buffer = self.shape(spans, pane.cols);
+                    let pieces = self.shape(spans, pane.cols);
                     self.shaped += 1;
                     match self.rows.get_mut(&key) {
                         Some(cached) => {
                             cached.hash = hash;
-                            cached.buffer = buffer;
+                            cached.pieces = pieces;
                             cached.placed = None;
                         }
                         None => {
@@ -205,7 +213,7 @@ impl TextLayer {
                                 Default::default(),
                                 None,
                             );
-                            let cached = CachedRow { hash, buffer, renderer, placed: None };
+                            let cached = CachedRow { hash, pieces, renderer, placed: None };
                             self.rows.insert(key, cached);
                         }
                     }
@@ -218,9 +226,10 @@ impl TextLayer {
                 if cached.placed == Some(place) {
                     continue;
                 }
-                let area = TextArea {
-                    buffer: &cached.buffer,
-                    left: place.0,
+                let cell_width = self.cell.width;
+                let areas = cached.pieces.iter().map(|piece| TextArea {
+                    buffer: &piece.buffer,
+                    left: place.0 + piece.col as f32 * cell_width + piece.dx,
                     top: place.1,
                     scale: 1.0,
                     bounds: TextBounds {
@@ -231,14 +240,14 @@ impl TextLayer {
                     },
                     default_color: Color::rgb(255, 255, 255),
                     custom_glyphs: &[],
-                };
+                });
                 cached.renderer.prepare(
                     device,
                     queue,
                     &mut self.font_system,
                     &mut self.atlas,
                     &self.viewport,
-                    [area],
+                    areas,
                     &mut self.swash,
                 )?;
                 cached.placed = Some(place);
@@ -261,10 +270,30 @@ impl TextLayer {
         Ok(())
     }
 
-    fn shape(&mut self, spans: &[Span], cols: usize) -> Buffer {
+    /// A row's text as pieces that each start on their cell. Runs of narrow characters are
+    /// shaped together (one piece for most rows); a wide character is a piece of its own,
+    /// centred on its two cells, because fallback fonts (CJK, emoji) do not advance by the grid's
+    /// width. A run in which some glyph still lands off its cell (a narrow glyph from a
+    /// proportional fallback font) is shaped again a character at a time.
+    fn shape(&mut self, spans: &[Span], cols: usize) -> Vec<Piece> {
+        let mut pieces = Vec::new();
+        for run in spans.chunk_by(|a, b| !a.wide && !b.wide) {
+            let piece = self.shape_piece(run, cols);
+            if run[0].wide || on_grid(&piece, run, self.cell.width) {
+                pieces.push(piece);
+            } else {
+                for span in run.iter().flat_map(Span::clusters) {
+                    pieces.push(self.shape_piece(std::slice::from_ref(&span), cols));
+                }
+            }
+        }
+        pieces
+    }
+
+    fn shape_piece(&mut self, spans: &[Span], cols: usize) -> Piece {
         let mut buffer = Buffer::new(&mut self.font_system, self.metrics);
         buffer.set_monospace_width(Some(self.cell.width));
-        // No wrapping: a row is one line, as wide as the pane.
+        // No wrapping: a piece is one line, never wider than the pane.
         buffer.set_size(Some(cols as f32 * self.cell.width + 1.0), Some(self.cell.height));
         let base = Attrs::new().family(Family::Name(FAMILY));
         let attrs: Vec<Attrs> = spans.iter().map(|s| span_attrs(&base, s)).collect();
@@ -275,17 +304,80 @@ impl TextLayer {
             None,
         );
         buffer.shape_until_scroll(&mut self.font_system, false);
-        buffer
+        let span = &spans[0];
+        let dx = if span.wide {
+            let width: f32 = buffer.layout_runs().flat_map(|r| r.glyphs.iter()).map(|g| g.w).sum();
+            ((2.0 * self.cell.width - width) / 2.0).max(0.0)
+        } else {
+            0.0
+        };
+        Piece { col: span.col, dx, buffer }
     }
+}
+
+/// Shaped text placed at a cell of its row.
+struct Piece {
+    col: usize,
+    /// Pixels right of the cell's left edge (a narrow glyph centred on a wide cell pair).
+    dx: f32,
+    buffer: Buffer,
+}
+
+/// Whether every character of a run of narrow spans was laid out on its own cell.
+fn on_grid(piece: &Piece, run: &[Span], cell_width: f32) -> bool {
+    // The column of each character that takes a cell, by its byte offset in the run's text.
+    let mut columns = Vec::new();
+    let mut offset = 0;
+    for span in run {
+        let mut col = span.col;
+        for (at, c) in span.text.char_indices() {
+            if unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) > 0 {
+                columns.push((offset + at, col - piece.col));
+                col += 1;
+            }
+        }
+        offset += span.text.len();
+    }
+    piece.buffer.layout_runs().flat_map(|r| r.glyphs.iter()).all(|glyph| {
+        match columns.binary_search_by_key(&glyph.start, |&(at, _)| at) {
+            Ok(i) => (glyph.x - columns[i].1 as f32 * cell_width).abs() < 0.5,
+            // A mark, or a glyph after the first of its cluster: placed by its base.
+            Err(_) => true,
+        }
+    })
 }
 
 /// A run of a row's text in one look.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// The cell the run starts on.
+    pub col: usize,
+    /// A single double-width character (drawn on its own, centred on its two cells).
+    pub wide: bool,
     pub text: String,
     pub color: Rgb,
     pub bold: bool,
     pub italic: bool,
+}
+
+impl Span {
+    /// The run as one span per character cell (each with its combining marks).
+    fn clusters(&self) -> impl Iterator<Item = Span> + '_ {
+        let mut col = self.col;
+        let mut spans: Vec<Span> = Vec::new();
+        for c in self.text.chars() {
+            match spans.last_mut() {
+                Some(last) if unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) == 0 => {
+                    last.text.push(c)
+                }
+                _ => {
+                    spans.push(Span { col, text: c.to_string(), ..self.clone() });
+                    col += 1;
+                }
+            }
+        }
+        spans.into_iter()
+    }
 }
 
 fn span_attrs<'a>(base: &Attrs<'a>, span: &Span) -> Attrs<'a> {
@@ -300,8 +392,8 @@ fn span_attrs<'a>(base: &Attrs<'a>, span: &Span) -> Attrs<'a> {
     attrs
 }
 
-/// The row's text as styled runs: fillers skipped (the grid alignment puts wide characters on
-/// their two cells), hidden text as spaces, dim text halfway to the background, inverse text
+/// The row's text as styled runs, each starting at its cell: fillers skipped, a wide character
+/// a run of its own, hidden text as spaces, dim text halfway to the background, inverse text
 /// in the background color.
 pub fn row_spans(term: &Terminal, cells: &Row, colors: &Colors<'_>) -> Vec<Span> {
     let mut spans: Vec<Span> = Vec::new();
@@ -326,9 +418,12 @@ pub fn row_spans(term: &Terminal, cells: &Row, colors: &Colors<'_>) -> Vec<Span>
         if !hidden {
             text.extend(cells.marks(col));
         }
+        let wide = cell.has(Cell::WIDE);
         match spans.last_mut() {
-            Some(last) if (last.color, last.bold, last.italic) == look => last.text.push_str(&text),
-            _ => spans.push(Span { text, color: look.0, bold: look.1, italic: look.2 }),
+            Some(last) if !wide && !last.wide && (last.color, last.bold, last.italic) == look => {
+                last.text.push_str(&text)
+            }
+            _ => spans.push(Span { col, wide, text, color: look.0, bold: look.1, italic: look.2 }),
         }
     }
     // Trailing blanks draw nothing; leaving them out keeps most rows' buffers short.

@@ -16,7 +16,7 @@ use paddock::render::scene::{
     push_dividers, push_pane, CellSize, Colors, CursorStyle, PaneScene, RectInstance, Theme,
 };
 use paddock::render::text::{Fonts, PaneText, TextLayer};
-use paddock::term::{CursorShape, TermConfig, TermSize, Terminal};
+use paddock::term::{Cell, CursorShape, TermConfig, TermSize, Terminal};
 use paddock::view::{PaneView, Point, Search, Selection, SelectionKind};
 
 #[test]
@@ -220,6 +220,70 @@ fn tabs_a_title_strip_a_selection_and_search_matches_render_as_the_golden_image(
     })
     .expect("render");
     expect_golden("window-parts", &image);
+}
+
+/// The fallback fonts the goldens pin instead of the system's (see tests/data/fonts/README.md).
+const FALLBACK_FONTS: &[&[u8]] = &[
+    include_bytes!("../data/fonts/cjk-subset.ttf"),
+    include_bytes!("../data/fonts/emoji-subset.ttf"),
+];
+
+/// Wide characters and emoji come from fallback fonts, each in two cells, in color where the font
+/// has color; a combining mark stays on its base; a wide character that does not fit at the end
+/// of a row wraps whole.
+#[test]
+fn wide_characters_and_emoji_through_font_fallback_render_as_the_golden_image() {
+    let gpu = gpu();
+    let theme = Theme::default();
+    let fonts = Fonts::BundledWith(FALLBACK_FONTS);
+    let mut text = TextLayer::new(&gpu.device, &gpu.queue, TARGET_FORMAT, 16.0, fonts);
+    let cell = text.cell_size();
+    let cols = 16;
+    let term = terminal(
+        cols,
+        5,
+        "漢字|かな|한글\r\n🦀🚀✅👍|cafe\u{301}\r\n\x1b[44m中文\x1b[0m \x1b[7m界面\x1b[0m ok\r\nabcdefghijklmno漢",
+    );
+    // The crab takes two cells: the grid agrees with the picture.
+    let crab = term.row(1).expect("row 1");
+    assert_eq!((crab.cell(0).ch(), crab.cell(0).has(Cell::WIDE)), ('🦀', true));
+    assert!(crab.cell(1).has(Cell::WIDE_SPACER));
+    let mut rects = Vec::new();
+    let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
+    let scene = PaneScene::screen(&term, [0.0, 0.0], false);
+    push_pane(&scene, cell, &theme, cursor, &mut rects);
+    let size = ((cols as f32 * cell.width) as u32, (5.0 * cell.height) as u32);
+    let mut pipeline = RectPipeline::new(&gpu.device, TARGET_FORMAT);
+    pipeline.prepare(&gpu.device, &gpu.queue, size, &rects);
+    let pane = PaneText::of(1, &scene, &theme);
+    text.prepare(&gpu.device, &gpu.queue, size, &[&pane]).expect("prepare text");
+    let image = render_offscreen(&gpu, theme.background, size, |pass| {
+        pipeline.draw(pass, rects.len());
+        text.render(pass)
+    })
+    .expect("render");
+    // What a person sees, before the pixel comparison: the CJK cells are inked, and the emoji
+    // row has color (a missing fallback draws nothing, or a gray box).
+    let inked = |x0: f32, cells: f32, row: f32, colorful: bool| {
+        let (y0, y1) = ((row * cell.height) as u32, ((row + 1.0) * cell.height) as u32);
+        let (x0, x1) = ((x0 * cell.width) as u32, ((x0 + cells) * cell.width) as u32);
+        let mut count = 0;
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let at = ((y * image.width + x) * 4) as usize;
+                let [r, g, b] = [image.rgba[at], image.rgba[at + 1], image.rgba[at + 2]];
+                let background = [theme.background.r, theme.background.g, theme.background.b];
+                let gray = r.abs_diff(g) < 24 && g.abs_diff(b) < 24;
+                if [r, g, b] != background && (!colorful || !gray) {
+                    count += 1;
+                }
+            }
+        }
+        count
+    };
+    assert!(inked(0.0, 4.0, 0.0, false) > 40, "漢字 is drawn");
+    assert!(inked(0.0, 8.0, 1.0, true) > 100, "the emoji are drawn in color");
+    expect_golden("wide-and-emoji", &image);
 }
 
 fn root() -> &'static Path {
