@@ -6,9 +6,11 @@
 //! - [`mux`]: tabs and split trees of panes, focus and zoom, layout in cells (pure);
 //! - [`input`]: keys and pastes to bytes, as xterm sends them (pure);
 //! - [`view`]: a pane's scroll position, selection and search (pure);
-//! - [`pty`]: panes that run real programs in PTYs, feeding a terminal model.
+//! - [`pty`]: panes that run real programs in PTYs, feeding a terminal model;
+//! - [`config`]: the RON configuration file, checked into a `Config` with precise diagnostics.
 
 pub mod app;
+pub mod config;
 pub mod ctl;
 pub mod input;
 pub mod mux;

@@ -220,7 +220,7 @@ fn first_exit(workspace: &mut Workspace, first: PaneId) -> Option<u8> {
     let session = workspace.session_mut(first)?;
     match session.status() {
         PaneStatus::Running => None,
-        status @ PaneStatus::Exited(_) => {
+        status @ (PaneStatus::Exited(_) | PaneStatus::NoProgram) => {
             // A process that left the group may hold the PTY open: wait only so long.
             session.wait_output_end(OUTPUT_DRAIN);
             Some(process_exit_code(status))
@@ -233,14 +233,14 @@ fn first_exit(workspace: &mut Workspace, first: PaneId) -> Option<u8> {
 fn process_exit_code(status: PaneStatus) -> u8 {
     match status {
         PaneStatus::Exited(Some(code)) => u8::try_from(code).unwrap_or(1),
-        PaneStatus::Exited(None) | PaneStatus::Running => 1,
+        PaneStatus::Exited(None) | PaneStatus::Running | PaneStatus::NoProgram => 1,
     }
 }
 
 fn exit_code_of(status: PaneStatus) -> Option<i32> {
     match status {
         PaneStatus::Exited(code) => code,
-        PaneStatus::Running => None,
+        PaneStatus::Running | PaneStatus::NoProgram => None,
     }
 }
 

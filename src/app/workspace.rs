@@ -377,6 +377,7 @@ impl Workspace {
             let (status, exit_code) = match pane.session.status() {
                 PaneStatus::Running => (PaneState::Running, None),
                 PaneStatus::Exited(code) => (PaneState::Exited, code),
+                PaneStatus::NoProgram => (PaneState::NoProgram, None),
             };
             let title = {
                 let term = pane.session.terminal().lock().unwrap_or_else(|e| e.into_inner());

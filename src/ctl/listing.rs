@@ -24,6 +24,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 (PaneState::Running, _) => "running".to_owned(),
                 (PaneState::Exited, Some(code)) => format!("exited {code}"),
                 (PaneState::Exited, None) => "killed".to_owned(),
+                (PaneState::NoProgram, _) => "not started".to_owned(),
             };
             rows.push([
                 format!("{}{}", pane.id, if pane.focused { "*" } else { "" }),

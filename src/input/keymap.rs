@@ -110,17 +110,70 @@ pub fn parse_chord(text: &str) -> Option<Chord> {
     None
 }
 
-/// The action bound to a key press, if any. Letters match whatever their case (Shift is a
-/// modifier of the chord, not of the letter).
-pub fn action_for(key: Key, mods: Modifiers) -> Option<Action> {
-    let key = match key {
+/// The action named `name` in the table (`new_tab`).
+pub fn action_named(name: &str) -> Option<Action> {
+    ACTIONS.iter().find(|(_, n, _, _)| *n == name).map(|(action, ..)| *action)
+}
+
+/// The name of `action` in the table.
+pub fn action_name(action: Action) -> &'static str {
+    ACTIONS.iter().find(|(a, ..)| *a == action).map_or("", |(_, name, _, _)| name)
+}
+
+/// Which chord does what: the defaults of [`ACTIONS`], as the configuration changed them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyBindings {
+    /// Every action, with its chord or `None` when unbound.
+    bound: Vec<(Action, Option<Chord>)>,
+}
+
+impl Default for KeyBindings {
+    fn default() -> KeyBindings {
+        let bound = ACTIONS.iter().map(|(action, _, chord, _)| (*action, parse_chord(chord)));
+        KeyBindings { bound: bound.collect() }
+    }
+}
+
+impl KeyBindings {
+    /// Bind `action` to `chord` (`None`: no chord).
+    pub fn bind(&mut self, action: Action, chord: Option<Chord>) {
+        if let Some(entry) = self.bound.iter_mut().find(|(a, _)| *a == action) {
+            entry.1 = chord;
+        }
+    }
+
+    pub fn chord_of(&self, action: Action) -> Option<Chord> {
+        self.bound.iter().find(|(a, _)| *a == action).and_then(|(_, chord)| *chord)
+    }
+
+    /// The action bound to a key press, if any. Letters match whatever their case (Shift is a
+    /// modifier of the chord, not of the letter).
+    pub fn action_for(&self, key: Key, mods: Modifiers) -> Option<Action> {
+        let key = normalize(key);
+        self.bound.iter().find_map(|(action, chord)| {
+            let chord = (*chord)?;
+            (chord.key == key && chord.mods == mods).then_some(*action)
+        })
+    }
+
+    /// Another action already bound to `chord`.
+    pub fn bound_to(&self, chord: Chord, except: Action) -> Option<Action> {
+        let chord = Chord { key: normalize(chord.key), mods: chord.mods };
+        self.bound.iter().find(|(a, c)| *a != except && *c == Some(chord)).map(|(action, _)| *action)
+    }
+}
+
+fn normalize(key: Key) -> Key {
+    match key {
         Key::Char(c) => Key::Char(c.to_ascii_lowercase()),
         other => other,
-    };
-    ACTIONS.iter().find_map(|(action, _, chord, _)| {
-        let chord = parse_chord(chord)?;
-        (chord.key == key && chord.mods == mods).then_some(*action)
-    })
+    }
+}
+
+/// The action bound to a key press by default.
+#[cfg(test)]
+fn action_for(key: Key, mods: Modifiers) -> Option<Action> {
+    KeyBindings::default().action_for(key, mods)
 }
 
 /// The README's table of key bindings.

@@ -9,6 +9,6 @@ pub mod keys;
 pub mod mouse;
 
 pub use encode::{encode_key, encode_paste, InputModes, Key, Modifiers};
-pub use keymap::{action_for, Action};
+pub use keymap::{Action, Chord, KeyBindings};
 pub use keys::{parse_keys, KeySpecError};
 pub use mouse::{encode_mouse, MouseAction, MouseButton};

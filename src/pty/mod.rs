@@ -25,4 +25,6 @@ pub enum PtyError {
     InputFull,
     #[error("the pane's program has exited")]
     Exited,
+    #[error("this pane runs no program: it only shows a notice")]
+    NoProgram,
 }

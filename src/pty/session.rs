@@ -44,9 +44,12 @@ pub enum PaneStatus {
     Running,
     /// The exit code, or `None` when a signal ended the program.
     Exited(Option<i32>),
+    /// The pane shows a notice and never ran a program.
+    NoProgram,
 }
 
-pub struct PaneSession {
+/// A running (or ended) program in a PTY.
+struct Process {
     term: Arc<Mutex<Terminal>>,
     master: Box<dyn MasterPty + Send>,
     input: Sender<Vec<u8>>,
@@ -68,7 +71,7 @@ fn lock(term: &Mutex<Terminal>) -> MutexGuard<'_, Terminal> {
     term.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl PaneSession {
+impl Process {
     /// Start `spec.argv` in a new PTY. `wake` is called (from the reader thread) after each
     /// chunk of output is parsed and when the output ends.
     pub fn spawn(spec: SpawnSpec, wake: Arc<dyn Fn() + Send + Sync>) -> Result<Self, PtyError> {
@@ -134,7 +137,7 @@ impl PaneSession {
         }
         let reader_done = Some(reader_done);
         let master = pair.master;
-        Ok(PaneSession {
+        Ok(Process {
             term,
             master,
             input,
@@ -146,23 +149,13 @@ impl PaneSession {
         })
     }
 
-    /// The pane's terminal model. Lock it briefly: the reader thread parses under the same lock.
-    pub fn terminal(&self) -> &Arc<Mutex<Terminal>> {
-        &self.term
-    }
-
-    /// The screen as `paddock replay` prints it.
-    pub fn screen_text(&self) -> String {
-        lock(&self.term).screen_text()
-    }
-
-    pub fn pid(&self) -> Option<u32> {
+    fn pid(&self) -> Option<u32> {
         self.child.process_id()
     }
 
     /// Queue bytes for the program's input. Never blocks: a program that stops reading fills
     /// the queue, and then this says so.
-    pub fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError> {
+    fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError> {
         let len = bytes.len();
         if self.queued_bytes.load(Ordering::SeqCst) + len > INPUT_QUEUE_BYTES {
             return Err(PtyError::InputFull);
@@ -181,13 +174,13 @@ impl PaneSession {
     }
 
     /// Resize the PTY (the program gets SIGWINCH) and the model.
-    pub fn resize(&self, size: TermSize) -> Result<(), PtyError> {
+    fn resize(&self, size: TermSize) -> Result<(), PtyError> {
         self.master.resize(pty_size(size)).map_err(|e| PtyError::Resize(e.to_string()))?;
         lock(&self.term).resize(size);
         Ok(())
     }
 
-    pub fn status(&mut self) -> PaneStatus {
+    fn status(&mut self) -> PaneStatus {
         if let Some(exited) = self.exited {
             return exited;
         }
@@ -215,7 +208,7 @@ impl PaneSession {
 
     /// Kill every process of the pane now (see `process`), without a grace period. The pane
     /// keeps its screen; its status turns to exited once the program is gone.
-    pub fn kill(&mut self) {
+    fn kill(&mut self) {
         if !self.reaped {
             signal_session(self.child.as_mut(), Signal::Kill);
         }
@@ -223,7 +216,7 @@ impl PaneSession {
 
     /// Wait up to `timeout` for the program's output to end (every byte parsed). False when it
     /// has not: a process that left the group may hold the PTY open.
-    pub fn wait_output_end(&self, timeout: Duration) -> bool {
+    fn wait_output_end(&self, timeout: Duration) -> bool {
         match &self.reader_done {
             Some(done) => {
                 matches!(
@@ -242,7 +235,7 @@ impl PaneSession {
 
     /// End the pane: hang up its processes (see `process`), then kill what is left after a
     /// grace period. Returns how the program ended.
-    pub fn close(mut self) -> PaneStatus {
+    fn close(mut self) -> PaneStatus {
         self.end();
         self.status()
     }
@@ -266,10 +259,94 @@ impl PaneSession {
     }
 }
 
-impl Drop for PaneSession {
+impl Drop for Process {
     fn drop(&mut self) {
         if self.reader_done.is_some() {
             self.end();
+        }
+    }
+}
+
+/// One pane's program and the terminal model its output feeds, or, for a pane that runs no
+/// program (a thread that may not start, the configuration's problems), only a model holding
+/// a notice.
+pub struct PaneSession {
+    term: Arc<Mutex<Terminal>>,
+    process: Option<Process>,
+}
+
+impl PaneSession {
+    /// Start `spec.argv` in a new PTY. `wake` is called (from the reader thread) after each
+    /// chunk of output is parsed and when the output ends.
+    pub fn spawn(spec: SpawnSpec, wake: Arc<dyn Fn() + Send + Sync>) -> Result<Self, PtyError> {
+        let process = Process::spawn(spec, wake)?;
+        Ok(PaneSession { term: process.term.clone(), process: Some(process) })
+    }
+
+    /// A pane that runs nothing and shows `text` (lines, as a program would print them).
+    pub fn notice(text: &str, size: TermSize, scrollback_lines: usize) -> PaneSession {
+        let mut term = Terminal::new(size, TermConfig { scrollback_lines });
+        term.advance(text.replace('\n', "\r\n").as_bytes());
+        // No cursor: nothing here takes input.
+        term.advance(b"\x1b[?25l");
+        PaneSession { term: Arc::new(Mutex::new(term)), process: None }
+    }
+
+    /// The pane's terminal model. Lock it briefly: the reader thread parses under the same lock.
+    pub fn terminal(&self) -> &Arc<Mutex<Terminal>> {
+        &self.term
+    }
+
+    /// The screen as `paddock replay` prints it.
+    pub fn screen_text(&self) -> String {
+        lock(&self.term).screen_text()
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(Process::pid)
+    }
+
+    /// Queue bytes for the program's input. Never blocks: a program that stops reading fills
+    /// the queue, and then this says so.
+    pub fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError> {
+        self.process.as_ref().ok_or(PtyError::NoProgram)?.send(bytes)
+    }
+
+    /// Resize the PTY (the program gets SIGWINCH) and the model.
+    pub fn resize(&self, size: TermSize) -> Result<(), PtyError> {
+        match &self.process {
+            Some(process) => process.resize(size),
+            None => {
+                lock(&self.term).resize(size);
+                Ok(())
+            }
+        }
+    }
+
+    pub fn status(&mut self) -> PaneStatus {
+        self.process.as_mut().map_or(PaneStatus::NoProgram, Process::status)
+    }
+
+    /// Kill every process of the pane now (see `process`), without a grace period. The pane
+    /// keeps its screen; its status turns to exited once the program is gone.
+    pub fn kill(&mut self) {
+        if let Some(process) = &mut self.process {
+            process.kill();
+        }
+    }
+
+    /// Wait up to `timeout` for the program's output to end (every byte parsed). False when it
+    /// has not: a process that left the group may hold the PTY open.
+    pub fn wait_output_end(&self, timeout: Duration) -> bool {
+        self.process.as_ref().is_none_or(|p| p.wait_output_end(timeout))
+    }
+
+    /// End the pane: hang up its processes (see `process`), then kill what is left after a
+    /// grace period. Returns how the program ended.
+    pub fn close(self) -> PaneStatus {
+        match self.process {
+            Some(process) => process.close(),
+            None => PaneStatus::NoProgram,
         }
     }
 }

@@ -58,6 +58,8 @@ pub struct Theme {
     /// The pane title strips' background, and the focused pane's.
     pub strip: Rgb,
     pub focused_strip: Rgb,
+    /// The 16 ANSI colors (a program's OSC 4 changes win).
+    pub palette: [Rgb; 16],
 }
 
 impl Default for Theme {
@@ -72,6 +74,7 @@ impl Default for Theme {
             current_match: Rgb { r: 0xb0, g: 0x6a, b: 0x10 },
             strip: Rgb { r: 0x24, g: 0x24, b: 0x2a },
             focused_strip: Rgb { r: 0x30, g: 0x34, b: 0x44 },
+            palette: std::array::from_fn(|i| default_palette(i as u8)),
         }
     }
 }
@@ -196,7 +199,9 @@ impl<'a> Colors<'a> {
     pub fn resolve(&self, color: Color, default: Rgb) -> Rgb {
         match color {
             Color::Default => default,
-            Color::Indexed(i) => self.term.palette_override(i).unwrap_or(default_palette(i)),
+            Color::Indexed(i) => self.term.palette_override(i).unwrap_or_else(|| {
+                self.theme.palette.get(usize::from(i)).copied().unwrap_or(default_palette(i))
+            }),
             Color::Rgb(r, g, b) => Rgb { r, g, b },
         }
     }

@@ -26,6 +26,7 @@ use winit::window::{Window, WindowId};
 
 use super::headless::{HeadlessOptions, Instance};
 use super::signals::{Signal, SignalListener};
+use crate::config::Config;
 use crate::ctl::Call;
 use crate::input::InputModes;
 use crate::mux::PaneId;
@@ -82,6 +83,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         clipboard: Clipboard::new(),
         font_size: FONT_SIZE,
         base_font_size: FONT_SIZE,
+        config: Config::default(),
     };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     if let Some(error) = app.error {
@@ -124,6 +126,8 @@ struct WindowApp {
     clipboard: Clipboard,
     font_size: f32,
     base_font_size: f32,
+    /// The configuration in force (the last good one).
+    config: Config,
 }
 
 impl WindowApp {
@@ -228,7 +232,7 @@ impl WindowApp {
 impl WindowApp {
     fn on_key(&mut self, event_loop: &ActiveEventLoop, event: &winit::event::KeyEvent) {
         let bound = keys::chord_of(event, self.modifiers)
-            .and_then(|(key, mods)| crate::input::action_for(key, mods));
+            .and_then(|(key, mods)| self.config.keys.action_for(key, mods));
         if let Some(action) = bound {
             if let Some(code) = self.act(action) {
                 return self.stop(event_loop, code);

@@ -275,6 +275,8 @@ pub struct PaneInfo {
 pub enum PaneState {
     Running,
     Exited,
+    /// The pane shows a notice and runs no program (a thread refused to start).
+    NoProgram,
 }
 
 #[cfg(test)]

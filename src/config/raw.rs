@@ -1,0 +1,95 @@
+//! The configuration file as written: every field optional, unknown fields refused. Nothing is
+//! checked here beyond RON's types; `validate` turns this into a [`super::Config`] and says
+//! what is wrong, where.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Config")]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    pub font: Option<RawFont>,
+    pub theme: Option<RawTheme>,
+    pub scrollback: Option<usize>,
+    pub padding: Option<u32>,
+    pub keys: Option<BTreeMap<String, String>>,
+    pub threads: Option<Vec<RawThread>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Font")]
+#[serde(deny_unknown_fields)]
+pub struct RawFont {
+    pub family: Option<String>,
+    pub size: Option<f32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Theme")]
+#[serde(deny_unknown_fields)]
+pub struct RawTheme {
+    pub foreground: Option<String>,
+    pub background: Option<String>,
+    pub cursor: Option<String>,
+    pub selection: Option<String>,
+    pub palette: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Thread")]
+#[serde(deny_unknown_fields)]
+pub struct RawThread {
+    pub name: Option<String>,
+    pub command: Option<Vec<String>>,
+    pub cwd: Option<String>,
+    pub env: Option<BTreeMap<String, String>>,
+    pub place: Option<RawPlace>,
+    pub lock: Option<RawLock>,
+    pub secrets: Option<Vec<RawSecret>>,
+    pub pulse: Option<RawPulse>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Place")]
+pub enum RawPlace {
+    Tab,
+    RightOf(String),
+    Below(String),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Lock")]
+#[serde(deny_unknown_fields)]
+pub struct RawLock {
+    pub write: Option<Vec<String>>,
+    pub read: Option<Vec<String>>,
+    pub protect: Option<Vec<String>>,
+    pub network: Option<RawNetwork>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename = "Network")]
+pub enum RawNetwork {
+    Off,
+    On,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Secret")]
+#[serde(deny_unknown_fields)]
+pub struct RawSecret {
+    pub name: Option<String>,
+    pub env: Option<String>,
+    pub pin: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Pulse")]
+#[serde(deny_unknown_fields)]
+pub struct RawPulse {
+    pub busy_cpu: Option<f32>,
+    pub quiet_after: Option<u32>,
+    pub needs_you: Option<Vec<String>>,
+}

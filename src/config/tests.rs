@@ -1,0 +1,271 @@
+//! The configuration: every field, the example file, and a table of broken files with the
+//! exact diagnostics a person would read.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::input::{Action, Key, Modifiers};
+
+/// A home folder with the folders the example names (`~/src/app`, `~/.cargo`).
+struct Home(PathBuf);
+
+impl Home {
+    fn new(name: &str) -> Home {
+        let dir = std::env::temp_dir().join(format!("paddock-config-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src/app")).expect("temp home");
+        std::fs::create_dir_all(dir.join(".cargo")).expect("temp home");
+        Home(dir)
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn rgb(hex: u32) -> Rgb {
+    Rgb { r: (hex >> 16) as u8, g: (hex >> 8) as u8, b: hex as u8 }
+}
+
+fn chord(text: &str) -> Option<crate::input::Chord> {
+    crate::input::keymap::parse_chord(text)
+}
+
+#[test]
+fn an_empty_file_is_the_defaults() {
+    assert_eq!(parse("()"), Ok(Config::default()));
+    assert_eq!(parse("// nothing yet\n(\n)\n"), Ok(Config::default()));
+}
+
+#[test]
+fn the_example_parses_into_exactly_the_documented_values() {
+    let home = Home::new("example");
+    let src = include_str!("../../config.example.ron");
+    let config = parse_with_home(src, Some(home.0.clone()))
+        .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.to_string() + "\n").collect::<String>()));
+    let mut keys = KeyBindings::default();
+    keys.bind(Action::SplitRight, chord("Ctrl+Shift+D"));
+    keys.bind(Action::ZoomPane, None);
+    let palette = [
+        0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd, 0x00cdcd, 0xe5e5e5, 0x7f7f7f,
+        0xff0000, 0x00ff00, 0xffff00, 0x5c5cff, 0xff00ff, 0x00ffff, 0xffffff,
+    ]
+    .map(rgb);
+    let app = home.path("src/app");
+    let expected = Config {
+        font: FontConfig { family: "JetBrains Mono".into(), size: 14.0 },
+        theme: ThemeColors {
+            foreground: rgb(0xd8d8d8),
+            background: rgb(0x18181c),
+            cursor: rgb(0xf0c040),
+            selection: rgb(0x3a4e7a),
+            palette,
+        },
+        scrollback_lines: 20_000,
+        padding: 4,
+        keys,
+        threads: vec![
+            ThreadSpec {
+                name: "claude".into(),
+                command: vec!["claude".into(), "--verbose".into()],
+                cwd: Some(app.clone()),
+                env: vec![("RUST_BACKTRACE".into(), "1".into())],
+                place: Placement::Tab,
+                lock: Some(LockPolicy {
+                    write: vec![app.clone()],
+                    read: vec![home.path(".cargo"), PathBuf::from("/usr")],
+                    protect: vec![app.join(".env")],
+                    network: Network::On,
+                }),
+                secrets: vec![SecretRef {
+                    name: "anthropic-key".into(),
+                    env: "ANTHROPIC_API_KEY".into(),
+                    pin: Some("claude".into()),
+                }],
+                pulse: PulseSettings {
+                    busy_cpu: 10.0,
+                    quiet_after: 20,
+                    needs_you: vec!["Do you want to proceed?".into()],
+                },
+            },
+            ThreadSpec {
+                name: "tests".into(),
+                command: ["cargo", "watch", "-x", "test"].map(String::from).to_vec(),
+                cwd: Some(app.clone()),
+                env: vec![],
+                place: Placement::RightOf("claude".into()),
+                lock: None,
+                secrets: vec![],
+                pulse: PulseSettings::default(),
+            },
+            ThreadSpec {
+                name: "shell".into(),
+                command: vec![],
+                cwd: None,
+                env: vec![],
+                place: Placement::Below("tests".into()),
+                lock: None,
+                secrets: vec![],
+                pulse: PulseSettings::default(),
+            },
+        ],
+    };
+    assert_eq!(config, expected);
+}
+
+/// Every field set to something other than its default comes out in the `Config`, written
+/// with and without `Some(…)` and named structs, as RON allows.
+#[test]
+fn every_field_in_a_file_reaches_the_config() {
+    let home = Home::new("fields");
+    let src = r##"Config(
+        font: Some((family: "DejaVu Sans Mono", size: 9.5)),
+        theme: (foreground: "#010203", background: "#040506", cursor: "#070809", selection: "#0a0b0c"),
+        scrollback: 0,
+        padding: 200,
+        keys: {"copy": "Alt+C", "new_tab": "none", "search": "F3"},
+        threads: [
+            (name: "a", command: ["true"], cwd: "~", env: {"A_1": "x y", "_B": ""}),
+            (name: "b", place: Below("a"), lock: (read: ["~/src"]), secrets: [(name: "n", env: "E")]),
+        ],
+    )"##;
+    let config = parse_with_home(src, Some(home.0.clone())).expect("valid");
+    assert_eq!(config.font, FontConfig { family: "DejaVu Sans Mono".into(), size: 9.5 });
+    let theme = &config.theme;
+    let colors = [theme.foreground, theme.background, theme.cursor, theme.selection];
+    assert_eq!(colors, [rgb(0x010203), rgb(0x040506), rgb(0x070809), rgb(0x0a0b0c)]);
+    assert_eq!(theme.palette, ThemeColors::default().palette);
+    assert_eq!((config.scrollback_lines, config.padding), (0, 200));
+    let alt = Modifiers { alt: true, ..Modifiers::NONE };
+    assert_eq!(config.keys.action_for(Key::Char('c'), alt), Some(Action::Copy));
+    assert_eq!(config.keys.action_for(Key::F(3), Modifiers::NONE), Some(Action::Search));
+    assert_eq!(config.keys.chord_of(Action::NewTab), None);
+    assert_eq!(config.keys.chord_of(Action::Paste), chord("Ctrl+Shift+V"), "others keep theirs");
+    let [a, b] = &config.threads[..] else { panic!("two threads") };
+    assert_eq!(a.cwd.as_deref(), Some(home.0.as_path()));
+    assert_eq!(a.env, vec![("A_1".into(), "x y".into()), ("_B".into(), "".into())]);
+    assert_eq!(b.place, Placement::Below("a".into()));
+    let lock = b.lock.as_ref().expect("lock");
+    assert_eq!((lock.read.clone(), lock.network), (vec![home.path("src")], Network::Off));
+    assert_eq!(b.secrets, vec![SecretRef { name: "n".into(), env: "E".into(), pin: None }]);
+}
+
+/// Broken files, each with the exact diagnostics (line:column, field path, message).
+#[test]
+fn broken_files_get_exact_diagnostics() {
+    let home = Home::new("broken");
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("syntax: unclosed", "(threads: [(name: \"a\")]", &[
+            "1:24: the file ends before the configuration does: a `(`, `[`, `{` or `\"` is not closed",
+        ]),
+        ("syntax: two commas", "(scrollback: 10,,)", &["1:17: expected identifier, found `,`"]),
+        ("syntax: trailing text", "()\nx", &[
+            "2:1: expected nothing after the configuration's closing `)`, found `x`",
+        ]),
+        ("wrong type", "(\n  font: (size: \"big\"),\n)", &[
+            "2:16: font.size: expected float, found `\"big\"`",
+        ]),
+        ("wrong type in a list", "(threads: [(name: \"a\", lock: (write: [12]))])", &[
+            "1:39: threads[0].lock.write[0]: expected string, found `12`",
+        ]),
+        ("unknown field", "(threads: [\n  (nmae: \"a\"),\n])", &[
+            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `place`, `lock`, `secrets`, `pulse`)",
+        ]),
+        ("unknown top-level field", "(fnt: ())", &[
+            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `keys`, `threads`)",
+        ]),
+        ("unknown choice", "(threads: [(name: \"a\", lock: (network: Maybe))])", &[
+            "1:40: threads[0].lock.network: unknown choice `Maybe` (known: `Off`, `On`)",
+        ]),
+        ("bad placement", "(threads: [(name: \"a\", place: Besides(\"b\"))])", &[
+            "1:31: threads[0].place: unknown choice `Besides` (known: `Tab`, `RightOf`, `Below`)",
+        ]),
+        ("split of a missing thread", "(threads: [\n  (name: \"a\"),\n  (name: \"b\", place: RightOf(\"c\")),\n])", &[
+            "3:22: threads[1].place: no thread named \"c\" is defined before this one (earlier threads: \"a\")",
+        ]),
+        ("split of itself", "(threads: [(name: \"a\", place: Below(\"a\"))])", &[
+            "1:31: threads[0].place: a thread cannot split itself: \"a\" names this thread",
+        ]),
+        ("duplicate names", "(threads: [\n  (name: \"a\"),\n  (name: \"a\"),\n])", &[
+            "3:10: threads[1].name: a thread named \"a\" is already defined (threads[0])",
+        ]),
+        ("missing name", "(threads: [(command: [\"ls\"])])", &[
+            "1:12: threads[0]: `name` is required: every thread needs a unique name",
+        ]),
+        ("empty command", "(threads: [(name: \"a\", command: [])])", &[
+            "1:33: threads[0].command: expected a program and its arguments such as [\"claude\"], found [] (leave `command` out for your shell)",
+        ]),
+        ("missing folder", "(threads: [(name: \"a\", cwd: \"~/nope\")])", &[
+            "1:29: threads[0].cwd: the folder HOME/nope does not exist (No such file or directory (os error 2))",
+        ]),
+        ("relative path", "(threads: [(name: \"a\", lock: (write: [\"src\"]))])", &[
+            "1:39: threads[0].lock.write[0]: expected an absolute path, found \"src\" (start it with `/` or `~/`)",
+        ]),
+        ("protected path outside the lock", "(threads: [(name: \"a\", lock: (write: [\"~/src\"], protect: [\"/etc/passwd\"]))])", &[
+            "1:59: threads[0].lock.protect[0]: /etc/passwd is not inside a `write` or `read` folder, so the lock already keeps it out",
+        ]),
+        ("bad key chord", "(keys: {\"search\": \"Ctrl+Hyper+F\"})", &[
+            "1:19: keys.search: expected a key chord such as \"Ctrl+Shift+T\" (Ctrl, Alt, Shift, then one key: a character or a name like PageUp, F5, Enter) or \"none\", found \"Ctrl+Hyper+F\"",
+        ]),
+        ("unknown action", "(keys: {\"nwe_tab\": \"F1\"})", &[
+            "1:9: keys.nwe_tab: unknown action `nwe_tab`: did you mean `new_tab`? (known: `new_tab`, `close_pane`, `split_right`, `split_down`, `focus_left`, `focus_right`, `focus_up`, `focus_down`, `zoom_pane`, `next_tab`, `previous_tab`, `font_bigger`, `font_smaller`, `font_reset`, `copy`, `paste`, `scroll_page_up`, `scroll_page_down`, `scroll_top`, `scroll_bottom`, `search`)",
+        ]),
+        ("chord taken twice", "(keys: {\"copy\": \"Alt+X\", \"paste\": \"Alt+X\"})", &[
+            "1:35: keys.paste: \"Alt+X\" is already bound to `copy` (unbind it with `\"copy\": \"none\"`)",
+        ]),
+        ("chord taken by a default", "(keys: {\"copy\": \"Ctrl+Shift+T\"})", &[
+            "1:17: keys.copy: \"Ctrl+Shift+T\" is already bound to `new_tab` (unbind it with `\"new_tab\": \"none\"`)",
+        ]),
+        ("bad colors", "(theme: (cursor: \"red\", palette: [\"#000000\"]))", &[
+            "1:18: theme.cursor: expected a color as \"#rrggbb\", found \"red\"",
+            "1:34: theme.palette: expected 16 colors (the ANSI palette), found 1",
+        ]),
+        ("out of range", "(font: (size: 1.0), scrollback: 5000000)", &[
+            "1:15: font.size: expected 4 to 200, found 1",
+            "1:33: scrollback: expected at most 1000000 lines, found 5000000",
+        ]),
+        ("bad secret", "(threads: [(name: \"a\", secrets: [(name: \"k\", env: \"MY-KEY\"), (env: \"B\")])])", &[
+            "1:51: threads[0].secrets[0].env: expected an environment variable name (letters, digits, _), found \"MY-KEY\"",
+            "1:62: threads[0].secrets[1]: `name` is required: the secret's name in the vault",
+        ]),
+    ];
+    let mut wrong = Vec::new();
+    for (what, src, expected) in cases {
+        let found = match parse_with_home(src, Some(home.0.clone())) {
+            Ok(_) => vec!["(no diagnostics)".to_owned()],
+            Err(diagnostics) => diagnostics
+                .iter()
+                .map(|d| d.to_string().replace(&home.0.display().to_string(), "HOME"))
+                .collect(),
+        };
+        if found != *expected {
+            wrong.push(format!("{what}: {src}\n  found:    {found:?}\n  expected: {expected:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_missing_file_means_the_defaults_and_an_unreadable_one_says_why() {
+    let home = Home::new("load");
+    assert_eq!(load(&home.path("none.ron")), Ok(None));
+    let dir_as_file = load(&home.path("src")).expect_err("a folder is not a file");
+    assert_eq!(dir_as_file.items.len(), 1);
+    assert!(dir_as_file.to_string().starts_with(&format!("{}:1:1: cannot read", home.path("src").display())));
+    let path = home.path("bad.ron");
+    std::fs::write(&path, "(font: (size: \"x\"))").expect("write");
+    let bad = load(&path).expect_err("bad");
+    assert_eq!(bad.to_string(), format!("{}:1:15: font.size: expected float, found `\"x\"`", path.display()));
+}
+
+#[test]
+fn default_location_is_the_platform_config_folder() {
+    let path = default_path().expect("a config folder");
+    assert!(path.ends_with(Path::new("paddock").join("config.ron")), "{}", path.display());
+}

@@ -1,0 +1,433 @@
+//! Stage two: the raw file into a [`Config`], every problem a diagnostic that points at the
+//! value at fault. Checks go on after a problem, so one run shows them all.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::locate::{locate, FieldPath};
+use super::raw::{RawConfig, RawLock, RawNetwork, RawPlace, RawPulse, RawSecret, RawThread};
+use super::{
+    Config, Diagnostic, LockPolicy, Network, Placement, PulseSettings, SecretRef, ThemeColors,
+    ThreadSpec,
+};
+use crate::input::keymap::{action_name, action_named, parse_chord, ACTIONS};
+use crate::term::Rgb;
+
+pub const MAX_SCROLLBACK: usize = 1_000_000;
+pub const MAX_PADDING: u32 = 200;
+pub const FONT_SIZES: std::ops::RangeInclusive<f32> = 4.0..=200.0;
+
+struct Checker<'a> {
+    src: &'a str,
+    diagnostics: Vec<Diagnostic>,
+    home: Option<PathBuf>,
+}
+
+impl Checker<'_> {
+    fn report(&mut self, path: &FieldPath, message: impl Into<String>) {
+        let position = locate(self.src, path);
+        self.diagnostics.push(Diagnostic { position, path: path.clone(), message: message.into() });
+    }
+
+    /// `~` and `~/…` expanded; relative paths refused.
+    fn absolute(&mut self, path: &FieldPath, text: &str) -> Option<PathBuf> {
+        let expanded = match (text.strip_prefix('~'), &self.home) {
+            (Some(""), Some(home)) => home.clone(),
+            (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+            _ => PathBuf::from(text),
+        };
+        if expanded.is_absolute() {
+            Some(expanded)
+        } else {
+            let hint = if text.starts_with('~') {
+                " (`~` only works alone or as `~/…`)"
+            } else {
+                " (start it with `/` or `~/`)"
+            };
+            self.report(path, format!("expected an absolute path, found \"{text}\"{hint}"));
+            None
+        }
+    }
+
+    /// An absolute path to a folder that exists.
+    fn folder(&mut self, path: &FieldPath, text: &str) -> Option<PathBuf> {
+        let folder = self.absolute(path, text)?;
+        match std::fs::metadata(&folder) {
+            Ok(meta) if meta.is_dir() => Some(folder),
+            Ok(_) => {
+                self.report(path, format!("expected a folder, found a file: {}", folder.display()));
+                None
+            }
+            Err(e) => {
+                self.report(path, format!("the folder {} does not exist ({e})", folder.display()));
+                None
+            }
+        }
+    }
+}
+
+pub fn validate(
+    src: &str,
+    raw: RawConfig,
+    home: Option<PathBuf>,
+) -> Result<Config, Vec<Diagnostic>> {
+    let mut check = Checker { src, diagnostics: Vec::new(), home };
+    let mut config = Config::default();
+    let root = FieldPath::default();
+    if let Some(font) = raw.font {
+        let at = root.field("font");
+        if let Some(family) = font.family {
+            if family.trim().is_empty() {
+                check.report(&at.field("family"), "expected a font family name, found \"\"");
+            } else {
+                config.font.family = family;
+            }
+        }
+        if let Some(size) = font.size {
+            if FONT_SIZES.contains(&size) {
+                config.font.size = size;
+            } else {
+                let (low, high) = (FONT_SIZES.start(), FONT_SIZES.end());
+                check.report(&at.field("size"), format!("expected {low} to {high}, found {size}"));
+            }
+        }
+    }
+    if let Some(theme) = raw.theme {
+        config.theme = theme_colors(&mut check, &root.field("theme"), theme);
+    }
+    if let Some(lines) = raw.scrollback {
+        if lines <= MAX_SCROLLBACK {
+            config.scrollback_lines = lines;
+        } else {
+            let message = format!("expected at most {MAX_SCROLLBACK} lines, found {lines}");
+            check.report(&root.field("scrollback"), message);
+        }
+    }
+    if let Some(padding) = raw.padding {
+        if padding <= MAX_PADDING {
+            config.padding = padding;
+        } else {
+            let message = format!("expected at most {MAX_PADDING} pixels, found {padding}");
+            check.report(&root.field("padding"), message);
+        }
+    }
+    if let Some(keys) = raw.keys {
+        keys_into(&mut check, &root.field("keys"), keys, &mut config.keys);
+    }
+    let threads = raw.threads.unwrap_or_default();
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (index, thread) in threads.into_iter().enumerate() {
+        let at = root.field("threads").index(index);
+        if let Some(spec) = thread_spec(&mut check, &at, thread, &names) {
+            names.insert(spec.name.clone(), index);
+            config.threads.push(spec);
+        }
+    }
+    if check.diagnostics.is_empty() {
+        Ok(config)
+    } else {
+        let mut diagnostics = check.diagnostics;
+        diagnostics.sort_by_key(|d| (d.position.line, d.position.col));
+        Err(diagnostics)
+    }
+}
+
+fn theme_colors(check: &mut Checker<'_>, at: &FieldPath, theme: super::raw::RawTheme) -> ThemeColors {
+    let mut colors = ThemeColors::default();
+    let fields = [
+        ("foreground", theme.foreground, &mut colors.foreground),
+        ("background", theme.background, &mut colors.background),
+        ("cursor", theme.cursor, &mut colors.cursor),
+        ("selection", theme.selection, &mut colors.selection),
+    ];
+    for (name, text, slot) in fields {
+        if let Some(text) = text {
+            if let Some(color) = color(check, &at.field(name), &text) {
+                *slot = color;
+            }
+        }
+    }
+    if let Some(palette) = theme.palette {
+        let at = at.field("palette");
+        if palette.len() != 16 {
+            let found = palette.len();
+            check.report(&at, format!("expected 16 colors (the ANSI palette), found {found}"));
+        } else {
+            for (i, text) in palette.iter().enumerate() {
+                if let Some(color) = color(check, &at.index(i), text) {
+                    colors.palette[i] = color;
+                }
+            }
+        }
+    }
+    colors
+}
+
+fn color(check: &mut Checker<'_>, at: &FieldPath, text: &str) -> Option<Rgb> {
+    let hex = text.strip_prefix('#').filter(|h| h.len() == 6 && h.is_ascii());
+    let byte = |hex: &str, i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+    let parsed = hex.and_then(|h| Some(Rgb { r: byte(h, 0)?, g: byte(h, 2)?, b: byte(h, 4)? }));
+    if parsed.is_none() {
+        check.report(at, format!("expected a color as \"#rrggbb\", found \"{text}\""));
+    }
+    parsed
+}
+
+fn keys_into(
+    check: &mut Checker<'_>,
+    at: &FieldPath,
+    keys: std::collections::BTreeMap<String, String>,
+    bindings: &mut crate::input::KeyBindings,
+) {
+    // In the file's order, so that a conflict is reported at the later of the two.
+    let mut entries: Vec<(String, String)> = keys.into_iter().collect();
+    entries.sort_by_key(|(name, _)| locate_order(check.src, &at.key_name(name)));
+    let mut set = Vec::new();
+    for (name, chord_text) in entries {
+        let Some(action) = action_named(&name) else {
+            let known = ACTIONS.iter().map(|(_, n, _, _)| *n);
+            check.report(&at.key_name(&name), super::unknown("action", &name, known));
+            continue;
+        };
+        if chord_text.eq_ignore_ascii_case("none") {
+            bindings.bind(action, None);
+            continue;
+        }
+        match parse_chord(&chord_text) {
+            Some(chord) => {
+                bindings.bind(action, Some(chord));
+                set.push((action, chord, name));
+            }
+            None => check.report(
+                &at.key(&name),
+                format!(
+                    "expected a key chord such as \"Ctrl+Shift+T\" (Ctrl, Alt, Shift, then one \
+                     key: a character or a name like PageUp, F5, Enter) or \"none\", found \"{chord_text}\""
+                ),
+            ),
+        }
+    }
+    for (i, (action, chord, name)) in set.iter().enumerate() {
+        let (action, chord) = (*action, *chord);
+        let later = |other| set[i + 1..].iter().any(|(a, _, _)| *a == other);
+        // Two chords of the file that collide are reported once, at the second.
+        if let Some(other) = bindings.bound_to(chord, action).filter(|o| !later(*o)) {
+            let other = action_name(other);
+            let text = check_text(check, &at.key(&name));
+            check.report(
+                &at.key(&name),
+                format!("{text} is already bound to `{other}` (unbind it with `\"{other}\": \"none\"`)"),
+            );
+        }
+    }
+}
+
+fn locate_order(src: &str, path: &FieldPath) -> (usize, usize) {
+    let position = locate(src, path);
+    (position.line, position.col)
+}
+
+fn check_text(check: &Checker<'_>, path: &FieldPath) -> String {
+    let position = locate(check.src, path);
+    let line = check.src.lines().nth(position.line - 1).unwrap_or("");
+    let rest: String = line.chars().skip(position.col - 1).collect();
+    rest.split('"').nth(1).map(|chord| format!("\"{chord}\"")).unwrap_or_else(|| "this chord".into())
+}
+
+fn thread_spec(
+    check: &mut Checker<'_>,
+    at: &FieldPath,
+    raw: RawThread,
+    earlier: &HashMap<String, usize>,
+) -> Option<ThreadSpec> {
+    let before = check.diagnostics.len();
+    let name = match raw.name {
+        None => {
+            check.report(at, "`name` is required: every thread needs a unique name");
+            String::new()
+        }
+        Some(name) if name.trim().is_empty() || name.chars().any(char::is_control) => {
+            check.report(&at.field("name"), format!("expected a name, found {name:?}"));
+            String::new()
+        }
+        Some(name) => {
+            if let Some(first) = earlier.get(&name) {
+                check.report(
+                    &at.field("name"),
+                    format!("a thread named \"{name}\" is already defined (threads[{first}])"),
+                );
+            }
+            name
+        }
+    };
+    let command = match raw.command {
+        None => Vec::new(),
+        Some(command) if command.first().is_some_and(|program| !program.trim().is_empty()) => {
+            command
+        }
+        Some(command) => {
+            let message = format!(
+                "expected a program and its arguments such as [\"claude\"], found {command:?} \
+                 (leave `command` out for your shell)"
+            );
+            check.report(&at.field("command"), message);
+            Vec::new()
+        }
+    };
+    let cwd = raw.cwd.and_then(|dir| check.folder(&at.field("cwd"), &dir));
+    let mut env = Vec::new();
+    for (key, value) in raw.env.unwrap_or_default() {
+        if valid_env_name(&key) {
+            env.push((key, value));
+        } else {
+            let message = format!("expected an environment variable name (letters, digits, _), found \"{key}\"");
+            check.report(&at.field("env").key_name(&key), message);
+        }
+    }
+    let place = match raw.place {
+        None | Some(RawPlace::Tab) => Placement::Tab,
+        Some(RawPlace::RightOf(of)) => placement(check, at, &of, &name, earlier, Placement::RightOf),
+        Some(RawPlace::Below(of)) => placement(check, at, &of, &name, earlier, Placement::Below),
+    };
+    let lock = raw.lock.and_then(|lock| lock_policy(check, &at.field("lock"), lock));
+    let secrets = secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default());
+    let pulse = raw.pulse.map(|p| pulse(check, &at.field("pulse"), p)).unwrap_or_default();
+    let spec = ThreadSpec { name, command, cwd, env, place, lock, secrets, pulse };
+    (check.diagnostics.len() == before).then_some(spec)
+}
+
+fn valid_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn placement(
+    check: &mut Checker<'_>,
+    at: &FieldPath,
+    of: &str,
+    name: &str,
+    earlier: &HashMap<String, usize>,
+    place: fn(String) -> Placement,
+) -> Placement {
+    if earlier.contains_key(of) {
+        return place(of.to_owned());
+    }
+    let message = if of == name {
+        format!("a thread cannot split itself: \"{of}\" names this thread")
+    } else if earlier.is_empty() {
+        format!("no thread named \"{of}\" is defined before this one (a split needs an earlier thread)")
+    } else {
+        let mut known: Vec<&str> = earlier.keys().map(String::as_str).collect();
+        known.sort_by_key(|k| earlier[*k]);
+        let list = known.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+        format!("no thread named \"{of}\" is defined before this one (earlier threads: {list})")
+    };
+    check.report(&at.field("place"), message);
+    Placement::Tab
+}
+
+fn lock_policy(check: &mut Checker<'_>, at: &FieldPath, raw: RawLock) -> Option<LockPolicy> {
+    let before = check.diagnostics.len();
+    let folders = |check: &mut Checker<'_>, field: &str, list: Option<Vec<String>>| {
+        let at = at.field(field);
+        let list = list.unwrap_or_default();
+        list.iter().enumerate().filter_map(|(i, dir)| check.folder(&at.index(i), dir)).collect()
+    };
+    let write: Vec<PathBuf> = folders(check, "write", raw.write);
+    let read: Vec<PathBuf> = folders(check, "read", raw.read);
+    let mut protect = Vec::new();
+    for (i, text) in raw.protect.unwrap_or_default().iter().enumerate() {
+        let at = at.field("protect").index(i);
+        let Some(path) = check.absolute(&at, text) else {
+            continue;
+        };
+        if write.iter().chain(&read).any(|folder| path.starts_with(folder)) {
+            protect.push(path);
+        } else {
+            let message = format!(
+                "{} is not inside a `write` or `read` folder, so the lock already keeps it out",
+                path.display()
+            );
+            check.report(&at, message);
+        }
+    }
+    let network = match raw.network {
+        None | Some(RawNetwork::Off) => Network::Off,
+        Some(RawNetwork::On) => Network::On,
+    };
+    (check.diagnostics.len() == before).then_some(LockPolicy { write, read, protect, network })
+}
+
+fn secrets(check: &mut Checker<'_>, at: &FieldPath, raw: Vec<RawSecret>) -> Vec<SecretRef> {
+    let mut out: Vec<SecretRef> = Vec::new();
+    for (i, secret) in raw.into_iter().enumerate() {
+        let at = at.index(i);
+        let name = match secret.name {
+            Some(name) if !name.trim().is_empty() => name,
+            Some(_) => {
+                check.report(&at.field("name"), "expected the secret's name in the vault, found \"\"");
+                continue;
+            }
+            None => {
+                check.report(&at, "`name` is required: the secret's name in the vault");
+                continue;
+            }
+        };
+        let env = match secret.env {
+            Some(env) if valid_env_name(&env) => env,
+            Some(env) => {
+                let message = format!(
+                    "expected an environment variable name (letters, digits, _), found \"{env}\""
+                );
+                check.report(&at.field("env"), message);
+                continue;
+            }
+            None => {
+                check.report(&at, "`env` is required: the variable that carries the secret");
+                continue;
+            }
+        };
+        if let Some(first) = out.iter().position(|s| s.env == env) {
+            let message = format!("{env} is already given by secrets[{first}]");
+            check.report(&at.field("env"), message);
+            continue;
+        }
+        let pin = match secret.pin {
+            Some(pin) if pin.trim().is_empty() => {
+                check.report(&at.field("pin"), "expected a program name or path, found \"\"");
+                continue;
+            }
+            pin => pin,
+        };
+        out.push(SecretRef { name, env, pin });
+    }
+    out
+}
+
+fn pulse(check: &mut Checker<'_>, at: &FieldPath, raw: RawPulse) -> PulseSettings {
+    let mut pulse = PulseSettings::default();
+    if let Some(busy) = raw.busy_cpu {
+        if busy > 0.0 && busy <= 10_000.0 {
+            pulse.busy_cpu = busy;
+        } else {
+            check.report(&at.field("busy_cpu"), format!("expected a percentage above 0, found {busy}"));
+        }
+    }
+    if let Some(quiet) = raw.quiet_after {
+        if (1..=86_400).contains(&quiet) {
+            pulse.quiet_after = quiet;
+        } else {
+            check.report(&at.field("quiet_after"), format!("expected 1 to 86400 seconds, found {quiet}"));
+        }
+    }
+    for (i, text) in raw.needs_you.unwrap_or_default().into_iter().enumerate() {
+        if text.is_empty() {
+            check.report(&at.field("needs_you").index(i), "expected screen text to look for, found \"\"");
+        } else {
+            pulse.needs_you.push(text);
+        }
+    }
+    pulse
+}
+
