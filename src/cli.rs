@@ -32,14 +32,17 @@ pub struct RunArgs {
     /// Size of the (virtual) window panes are laid out in, as COLSxROWS (headless).
     #[arg(long, default_value = "80x24", value_parser = paddock::replay::parse_size)]
     pub size: TermSize,
-    /// Scrollback lines kept for each pane.
-    #[arg(long, default_value_t = 10_000)]
-    pub scrollback: usize,
+    /// Scrollback lines kept for each pane (default: the configuration's, else 10000).
+    #[arg(long)]
+    pub scrollback: Option<usize>,
+    /// Read the configuration from PATH instead of the default location (see `paddock config`).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     /// Listen on this socket path instead of <runtime dir>/paddock/<pid>.sock.
     #[arg(long, value_name = "PATH")]
     pub listen: Option<PathBuf>,
-    /// The first tab's command and its arguments (default: $SHELL). Everything after it is
-    /// passed to the command.
+    /// The first tab's command and its arguments (default: the configuration's threads, else
+    /// $SHELL). Everything after it is passed to the command.
     #[arg(short = 'e', long = "exec", value_name = "CMD", num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     pub exec: Vec<String>,
 }
@@ -52,6 +55,26 @@ pub enum Command {
     Ls(LsArgs),
     /// Control a running instance.
     Ctl(CtlArgs),
+    /// The configuration file: where it is, and whether it is right.
+    Config(ConfigArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    pub verb: ConfigVerb,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigVerb {
+    /// Check a configuration file: print every problem (file:line:column: field: what is
+    /// wrong) and exit with 1 when there are any.
+    Check {
+        /// The file (default: the configuration paddock reads, see `paddock config path`).
+        path: Option<PathBuf>,
+    },
+    /// Print where paddock reads its configuration from.
+    Path,
 }
 
 #[derive(Debug, Args)]

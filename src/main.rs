@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 
-use cli::{Cli, Command, Format, ReplayArgs, RunArgs};
+use cli::{Cli, Command, ConfigVerb, Format, ReplayArgs, RunArgs};
+use paddock::config::{self, Config};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -25,7 +26,70 @@ fn main() -> ExitCode {
             eprintln!("paddock: the control socket is not available on this platform yet");
             ExitCode::from(2)
         }
+        Some(Command::Config(args)) => match args.verb {
+            ConfigVerb::Check { path } => check_config(path),
+            ConfigVerb::Path => match config::default_path() {
+                Some(path) => {
+                    finish("paddock config", print_stdout(&format!("{}\n", path.display())), 1)
+                }
+                None => {
+                    eprintln!("paddock config: this system has no configuration folder");
+                    ExitCode::from(1)
+                }
+            },
+        },
         None => run(cli.run),
+    }
+}
+
+/// `paddock config check [PATH]`: every problem, and exit code 1 when there is any.
+fn check_config(path: Option<std::path::PathBuf>) -> ExitCode {
+    let explicit = path.is_some();
+    let Some(path) = path.or_else(config::default_path) else {
+        eprintln!("paddock config check: this system has no configuration folder; give a PATH");
+        return ExitCode::from(2);
+    };
+    match config::load(&path) {
+        Ok(Some(config)) => {
+            let names: Vec<&str> = config.threads.iter().map(|t| t.name.as_str()).collect();
+            let threads = match names.len() {
+                0 => "no threads".to_owned(),
+                1 => format!("1 thread ({})", names[0]),
+                n => format!("{n} threads ({})", names.join(", ")),
+            };
+            println!("{}: ok, {threads}", path.display());
+            ExitCode::SUCCESS
+        }
+        Ok(None) if explicit => {
+            eprintln!("{}: no such file", path.display());
+            ExitCode::from(1)
+        }
+        Ok(None) => {
+            println!("{}: no configuration file; paddock uses its defaults", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(diagnostics) => {
+            eprintln!("{diagnostics}");
+            let count = diagnostics.items.len();
+            eprintln!("{count} problem{}", if count == 1 { "" } else { "s" });
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The configuration to run with: the file's (`--config`, else the default place), or the
+/// defaults and the reason when it cannot be used. A bad file never stops paddock.
+fn load_config(args: &RunArgs) -> (Config, Option<String>) {
+    let Some(path) = args.config.clone().or_else(config::default_path) else {
+        return (Config::default(), None);
+    };
+    match config::load(&path) {
+        Ok(Some(config)) => (config, None),
+        Ok(None) if args.config.is_some() => {
+            (Config::default(), Some(format!("{}: no such file", path.display())))
+        }
+        Ok(None) => (Config::default(), None),
+        Err(diagnostics) => (Config::default(), Some(diagnostics.to_string())),
     }
 }
 
@@ -42,11 +106,16 @@ fn finish(what: &str, result: anyhow::Result<()>, failure: u8) -> ExitCode {
 #[cfg(unix)]
 fn run(args: RunArgs) -> ExitCode {
     let headless = args.headless;
+    let (mut config, config_problems) = load_config(&args);
+    if let Some(lines) = args.scrollback {
+        config.scrollback_lines = lines;
+    }
     let options = paddock::app::headless::HeadlessOptions {
         command: args.exec,
         exit_with_child: args.exit_with_child,
         size: args.size,
-        scrollback_lines: args.scrollback,
+        config,
+        config_problems,
         // Panes get this path as PADDOCK_SOCKET and may run elsewhere: make it absolute.
         socket: args.listen.map(|p| std::path::absolute(&p).unwrap_or(p)),
     };

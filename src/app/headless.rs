@@ -13,6 +13,7 @@ use crossbeam_channel::select;
 
 use super::signals::{Signal, SignalListener};
 use super::workspace::{Outcome, Workspace, WorkspaceOptions};
+use crate::config::{Config, ThreadSpec};
 use crate::ctl::protocol::{Reply, Request};
 use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer};
 use crate::mux::PaneId;
@@ -29,7 +30,10 @@ pub struct HeadlessOptions {
     pub exit_with_child: bool,
     /// The virtual window panes are laid out in.
     pub size: TermSize,
-    pub scrollback_lines: usize,
+    /// The configuration in force (with `--scrollback` already applied).
+    pub config: Config,
+    /// The configuration file's problems, when it has some (the defaults are used then).
+    pub config_problems: Option<String>,
     /// Where to listen; by default `<socket dir>/<pid>.sock`.
     pub socket: Option<PathBuf>,
 }
@@ -41,6 +45,8 @@ pub struct Instance {
     server: ControlServer,
     closing: Vec<JoinHandle<()>>,
     command: Vec<String>,
+    /// The configured threads, opened at launch when no command is given.
+    threads: Vec<ThreadSpec>,
     /// The first tab's pane, whose end ends the instance (`--exit-with-child`).
     first: Option<PaneId>,
     exit_with_child: bool,
@@ -62,9 +68,12 @@ impl Instance {
             }
         };
         let server = ControlServer::bind(&socket)?;
+        if let Some(problems) = &options.config_problems {
+            eprintln!("paddock: the configuration has problems; using the defaults:\n{problems}");
+        }
         let workspace_options = WorkspaceOptions {
             area: options.size,
-            scrollback_lines: options.scrollback_lines,
+            scrollback_lines: options.config.scrollback_lines,
             default_command: vec![user_shell()],
             socket,
         };
@@ -73,18 +82,27 @@ impl Instance {
             server,
             closing: Vec::new(),
             command: options.command.clone(),
+            threads: options.config.threads.clone(),
             first: None,
             exit_with_child: options.exit_with_child,
         })
     }
 
-    /// Open the first tab and print the control socket's path on stdout.
+    /// Open the first tabs (the command given, else the configured threads, else the user's
+    /// shell) and print the control socket's path on stdout.
     pub fn open_first_tab(&mut self) -> anyhow::Result<()> {
-        let first = self
-            .workspace
-            .open_tab(None, None, self.command.clone())
-            .map_err(anyhow::Error::msg)
-            .context("cannot start the first pane")?;
+        let first = if self.command.is_empty() && !self.threads.is_empty() {
+            let threads = std::mem::take(&mut self.threads);
+            let panes: Vec<PaneId> =
+                threads.iter().map(|spec| self.workspace.open_thread(spec)).collect();
+            panes[0]
+        } else {
+            self.workspace
+                .open_tab(None, None, self.command.clone())
+                .map_err(anyhow::Error::msg)
+                .context("cannot start the first pane")?
+        };
+        self.workspace.focus(first);
         self.first = Some(first);
         announce(self.server.path());
         Ok(())

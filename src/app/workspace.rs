@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::config::{Placement, ThreadSpec};
 use crate::ctl::protocol::{
     ErrorCode, InstanceInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
 };
@@ -32,6 +33,21 @@ struct Pane {
     command: Vec<String>,
     cwd: Option<PathBuf>,
     size: TermSize,
+    /// The configured thread this pane runs, as it was when the pane started.
+    thread: Option<ThreadSpec>,
+}
+
+/// What to start in a pane.
+struct Launch {
+    command: Vec<String>,
+    cwd: Option<PathBuf>,
+    thread: Option<ThreadSpec>,
+}
+
+impl Launch {
+    fn command(command: Vec<String>, cwd: Option<PathBuf>) -> Launch {
+        Launch { command, cwd, thread: None }
+    }
 }
 
 /// What a request did, beyond its reply.
@@ -171,11 +187,75 @@ impl Workspace {
         let name = thread.clone().unwrap_or_else(|| program_name(&command));
         let (_, pane) = self.mux.new_tab(name, thread);
         let size = self.pane_size(self.area());
-        if let Err(refusal) = self.start(pane, command, cwd, size) {
+        if let Err(refusal) = self.start(pane, Launch::command(command, cwd), size) {
             self.mux.close(pane);
             return Err(refusal);
         }
         Ok(pane)
+    }
+
+    /// Open a configured thread where its placement says: a tab of its own, or a split of an
+    /// earlier thread's pane (a tab of its own when that thread is not open). A thread that
+    /// cannot start (a lock or secrets paddock cannot give it yet, a program that is not
+    /// there) still gets its pane, which says why.
+    pub fn open_thread(&mut self, spec: &ThreadSpec) -> PaneId {
+        let of = match &spec.place {
+            Placement::Tab => None,
+            Placement::RightOf(of) => Some((of, Axis::Horizontal)),
+            Placement::Below(of) => Some((of, Axis::Vertical)),
+        };
+        let split = of.and_then(|(of, axis)| {
+            let target = self.thread_pane(of)?;
+            self.mux.split(target, axis)
+        });
+        let pane = match split {
+            Some(pane) => pane,
+            None => self.mux.new_tab(spec.name.clone(), Some(spec.name.clone())).1,
+        };
+        let size = self.layout_of(pane).unwrap_or_else(|| self.pane_size(self.area()));
+        let command = self.command_or_default(spec.command.clone());
+        let launch = Launch { command, cwd: spec.cwd.clone(), thread: Some(spec.clone()) };
+        if let Err(Refusal(_, message)) = self.start(pane, launch, size) {
+            let text = format!("paddock: thread \"{}\" was not started: {message}\n", spec.name);
+            let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
+            let pane_entry = Pane {
+                session,
+                command: self.command_or_default(spec.command.clone()),
+                cwd: spec.cwd.clone(),
+                size,
+                thread: Some(spec.clone()),
+            };
+            self.panes.insert(pane, pane_entry);
+        }
+        self.relayout(pane);
+        pane
+    }
+
+    /// Open a tab that shows `text` and runs nothing (the configuration's problems).
+    pub fn open_notice(&mut self, name: &str, text: &str) -> PaneId {
+        let (_, pane) = self.mux.new_tab(name, None);
+        let size = self.pane_size(self.area());
+        let session = PaneSession::notice(text, size, self.options.scrollback_lines);
+        let entry = Pane { session, command: Vec::new(), cwd: None, size, thread: None };
+        self.panes.insert(pane, entry);
+        pane
+    }
+
+    /// The pane of the configured thread named `name`.
+    fn thread_pane(&self, name: &str) -> Option<PaneId> {
+        let mut panes: Vec<_> = self
+            .panes
+            .iter()
+            .filter(|(_, p)| p.thread.as_ref().is_some_and(|t| t.name == name))
+            .map(|(id, _)| *id)
+            .collect();
+        panes.sort();
+        panes.first().copied()
+    }
+
+    /// The configured thread `pane` runs.
+    pub fn thread_of(&self, pane: PaneId) -> Option<&ThreadSpec> {
+        self.panes.get(&pane).and_then(|p| p.thread.as_ref())
     }
 
     fn command_or_default(&self, command: Vec<String>) -> Vec<String> {
@@ -186,24 +266,27 @@ impl Workspace {
         }
     }
 
-    fn start(
-        &mut self,
-        pane: PaneId,
-        command: Vec<String>,
-        cwd: Option<PathBuf>,
-        size: TermSize,
-    ) -> Result<(), Refusal> {
+    fn start(&mut self, pane: PaneId, launch: Launch, size: TermSize) -> Result<(), Refusal> {
+        let mut env = vec![("PADDOCK_SOCKET".into(), self.options.socket.display().to_string())];
+        let thread = launch.thread.as_ref();
+        if let Some(thread) = thread {
+            env.push(("PADDOCK_THREAD".into(), thread.name.clone()));
+            env.extend(thread.env.iter().cloned());
+        }
         let spec = SpawnSpec {
-            argv: command.clone(),
-            cwd: cwd.clone(),
-            env: vec![("PADDOCK_SOCKET".into(), self.options.socket.display().to_string())],
+            argv: launch.command.clone(),
+            cwd: launch.cwd.clone(),
+            env,
             pane: pane.0,
             size,
             scrollback_lines: self.options.scrollback_lines,
+            lock: thread.and_then(|t| t.lock.clone()),
+            secrets: thread.map(|t| t.secrets.clone()).unwrap_or_default(),
         };
         let session = PaneSession::spawn(spec, self.wake.clone())
             .map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))?;
-        self.panes.insert(pane, Pane { session, command, cwd, size });
+        let Launch { command, cwd, thread } = launch;
+        self.panes.insert(pane, Pane { session, command, cwd, size, thread });
         Ok(())
     }
 
@@ -253,7 +336,7 @@ impl Workspace {
         };
         let new = self.mux.split(PaneId(pane), axis).ok_or_else(|| Refusal::no_pane(pane))?;
         let size = self.layout_of(new).unwrap_or(self.options.area);
-        if let Err(refusal) = self.start(new, command, cwd, size) {
+        if let Err(refusal) = self.start(new, Launch::command(command, cwd), size) {
             self.mux.close(new);
             return Err(refusal);
         }
@@ -367,13 +450,15 @@ impl Workspace {
         let mut panes = Vec::new();
         for (tab_id, id) in self.mux.all_panes() {
             let tab = self.mux.tabs().iter().find(|t| t.id == tab_id);
-            let (tab_name, thread) = match tab {
+            let (tab_name, tab_thread) = match tab {
                 Some(tab) => (tab.name.clone(), tab.thread.clone()),
                 None => continue,
             };
             let Some(pane) = self.panes.get_mut(&id) else {
                 continue;
             };
+            // A split opened for a configured thread is that thread's, not its tab's.
+            let thread = pane.thread.as_ref().map(|t| t.name.clone()).or(tab_thread);
             let (status, exit_code) = match pane.session.status() {
                 PaneStatus::Running => (PaneState::Running, None),
                 PaneStatus::Exited(code) => (PaneState::Exited, code),

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 pub use locate::{FieldPath, Position, Segment};
+pub use validate::{FONT_SIZES, MAX_PADDING, MAX_SCROLLBACK};
 
 use crate::input::KeyBindings;
 use crate::term::Rgb;
@@ -299,7 +300,9 @@ fn describe(code: &ron::Error, src: &str, at: ron::error::Position) -> String {
                 .to_owned()
         }
         E::TrailingCharacters => match token_at(src, at) {
-            Some(found) => format!("expected nothing after the configuration's closing `)`, found `{found}`"),
+            Some(found) => {
+                format!("expected nothing after the configuration's closing `)`, found `{found}`")
+            }
             None => "expected nothing after the configuration's closing `)`".to_owned(),
         },
         other => {
@@ -326,7 +329,9 @@ pub(crate) fn unknown<'a>(what: &str, found: &str, known: impl Iterator<Item = &
         .min();
     let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
     match nearest {
-        Some((_, name)) => format!("unknown {what} `{found}`: did you mean `{name}`? (known: {list})"),
+        Some((_, name)) => {
+            format!("unknown {what} `{found}`: did you mean `{name}`? (known: {list})")
+        }
         None => format!("unknown {what} `{found}` (known: {list})"),
     }
 }

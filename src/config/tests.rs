@@ -11,7 +11,8 @@ struct Home(PathBuf);
 
 impl Home {
     fn new(name: &str) -> Home {
-        let dir = std::env::temp_dir().join(format!("paddock-config-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("paddock-config-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("src/app")).expect("temp home");
         std::fs::create_dir_all(dir.join(".cargo")).expect("temp home");
@@ -47,8 +48,9 @@ fn an_empty_file_is_the_defaults() {
 fn the_example_parses_into_exactly_the_documented_values() {
     let home = Home::new("example");
     let src = include_str!("../../config.example.ron");
-    let config = parse_with_home(src, Some(home.0.clone()))
-        .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.to_string() + "\n").collect::<String>()));
+    let config = parse_with_home(src, Some(home.0.clone())).unwrap_or_else(|d| {
+        panic!("{}", d.iter().map(|d| d.to_string() + "\n").collect::<String>())
+    });
     let mut keys = KeyBindings::default();
     keys.bind(Action::SplitRight, chord("Ctrl+Shift+D"));
     keys.bind(Action::ZoomPane, None);
@@ -257,11 +259,16 @@ fn a_missing_file_means_the_defaults_and_an_unreadable_one_says_why() {
     assert_eq!(load(&home.path("none.ron")), Ok(None));
     let dir_as_file = load(&home.path("src")).expect_err("a folder is not a file");
     assert_eq!(dir_as_file.items.len(), 1);
-    assert!(dir_as_file.to_string().starts_with(&format!("{}:1:1: cannot read", home.path("src").display())));
+    assert!(dir_as_file
+        .to_string()
+        .starts_with(&format!("{}:1:1: cannot read", home.path("src").display())));
     let path = home.path("bad.ron");
     std::fs::write(&path, "(font: (size: \"x\"))").expect("write");
     let bad = load(&path).expect_err("bad");
-    assert_eq!(bad.to_string(), format!("{}:1:15: font.size: expected float, found `\"x\"`", path.display()));
+    assert_eq!(
+        bad.to_string(),
+        format!("{}:1:15: font.size: expected float, found `\"x\"`", path.display())
+    );
 }
 
 #[test]

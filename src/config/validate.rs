@@ -118,9 +118,14 @@ pub fn validate(
     let mut names: HashMap<String, usize> = HashMap::new();
     for (index, thread) in threads.into_iter().enumerate() {
         let at = root.field("threads").index(index);
+        let name = thread.name.clone();
         if let Some(spec) = thread_spec(&mut check, &at, thread, &names) {
-            names.insert(spec.name.clone(), index);
             config.threads.push(spec);
+        }
+        // Known from here on even when the thread has other problems, so that a duplicate
+        // or a split of it is judged as the person meant it.
+        if let Some(name) = name {
+            names.entry(name).or_insert(index);
         }
     }
     if check.diagnostics.is_empty() {
@@ -132,7 +137,11 @@ pub fn validate(
     }
 }
 
-fn theme_colors(check: &mut Checker<'_>, at: &FieldPath, theme: super::raw::RawTheme) -> ThemeColors {
+fn theme_colors(
+    check: &mut Checker<'_>,
+    at: &FieldPath,
+    theme: super::raw::RawTheme,
+) -> ThemeColors {
     let mut colors = ThemeColors::default();
     let fields = [
         ("foreground", theme.foreground, &mut colors.foreground),
@@ -216,7 +225,9 @@ fn keys_into(
             let text = check_text(check, &at.key(&name));
             check.report(
                 &at.key(&name),
-                format!("{text} is already bound to `{other}` (unbind it with `\"{other}\": \"none\"`)"),
+                format!(
+                    "{text} is already bound to `{other}` (unbind it with `\"{other}\": \"none\"`)"
+                ),
             );
         }
     }
@@ -231,7 +242,10 @@ fn check_text(check: &Checker<'_>, path: &FieldPath) -> String {
     let position = locate(check.src, path);
     let line = check.src.lines().nth(position.line - 1).unwrap_or("");
     let rest: String = line.chars().skip(position.col - 1).collect();
-    rest.split('"').nth(1).map(|chord| format!("\"{chord}\"")).unwrap_or_else(|| "this chord".into())
+    rest.split('"')
+        .nth(1)
+        .map(|chord| format!("\"{chord}\""))
+        .unwrap_or_else(|| "this chord".into())
 }
 
 fn thread_spec(
@@ -280,13 +294,17 @@ fn thread_spec(
         if valid_env_name(&key) {
             env.push((key, value));
         } else {
-            let message = format!("expected an environment variable name (letters, digits, _), found \"{key}\"");
+            let message = format!(
+                "expected an environment variable name (letters, digits, _), found \"{key}\""
+            );
             check.report(&at.field("env").key_name(&key), message);
         }
     }
     let place = match raw.place {
         None | Some(RawPlace::Tab) => Placement::Tab,
-        Some(RawPlace::RightOf(of)) => placement(check, at, &of, &name, earlier, Placement::RightOf),
+        Some(RawPlace::RightOf(of)) => {
+            placement(check, at, &of, &name, earlier, Placement::RightOf)
+        }
         Some(RawPlace::Below(of)) => placement(check, at, &of, &name, earlier, Placement::Below),
     };
     let lock = raw.lock.and_then(|lock| lock_policy(check, &at.field("lock"), lock));
@@ -316,7 +334,9 @@ fn placement(
     let message = if of == name {
         format!("a thread cannot split itself: \"{of}\" names this thread")
     } else if earlier.is_empty() {
-        format!("no thread named \"{of}\" is defined before this one (a split needs an earlier thread)")
+        format!(
+            "no thread named \"{of}\" is defined before this one (a split needs an earlier thread)"
+        )
     } else {
         let mut known: Vec<&str> = earlier.keys().map(String::as_str).collect();
         known.sort_by_key(|k| earlier[*k]);
@@ -366,7 +386,10 @@ fn secrets(check: &mut Checker<'_>, at: &FieldPath, raw: Vec<RawSecret>) -> Vec<
         let name = match secret.name {
             Some(name) if !name.trim().is_empty() => name,
             Some(_) => {
-                check.report(&at.field("name"), "expected the secret's name in the vault, found \"\"");
+                check.report(
+                    &at.field("name"),
+                    "expected the secret's name in the vault, found \"\"",
+                );
                 continue;
             }
             None => {
@@ -411,23 +434,31 @@ fn pulse(check: &mut Checker<'_>, at: &FieldPath, raw: RawPulse) -> PulseSetting
         if busy > 0.0 && busy <= 10_000.0 {
             pulse.busy_cpu = busy;
         } else {
-            check.report(&at.field("busy_cpu"), format!("expected a percentage above 0, found {busy}"));
+            check.report(
+                &at.field("busy_cpu"),
+                format!("expected a percentage above 0, found {busy}"),
+            );
         }
     }
     if let Some(quiet) = raw.quiet_after {
         if (1..=86_400).contains(&quiet) {
             pulse.quiet_after = quiet;
         } else {
-            check.report(&at.field("quiet_after"), format!("expected 1 to 86400 seconds, found {quiet}"));
+            check.report(
+                &at.field("quiet_after"),
+                format!("expected 1 to 86400 seconds, found {quiet}"),
+            );
         }
     }
     for (i, text) in raw.needs_you.unwrap_or_default().into_iter().enumerate() {
         if text.is_empty() {
-            check.report(&at.field("needs_you").index(i), "expected screen text to look for, found \"\"");
+            check.report(
+                &at.field("needs_you").index(i),
+                "expected screen text to look for, found \"\"",
+            );
         } else {
             pulse.needs_you.push(text);
         }
     }
     pulse
 }
-

@@ -159,7 +159,10 @@ impl KeyBindings {
     /// Another action already bound to `chord`.
     pub fn bound_to(&self, chord: Chord, except: Action) -> Option<Action> {
         let chord = Chord { key: normalize(chord.key), mods: chord.mods };
-        self.bound.iter().find(|(a, c)| *a != except && *c == Some(chord)).map(|(action, _)| *action)
+        self.bound
+            .iter()
+            .find(|(a, c)| *a != except && *c == Some(chord))
+            .map(|(action, _)| *action)
     }
 }
 

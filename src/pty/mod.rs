@@ -27,4 +27,14 @@ pub enum PtyError {
     Exited,
     #[error("this pane runs no program: it only shows a notice")]
     NoProgram,
+    #[error(
+        "its configuration asks for a folder lock, and this build of paddock cannot enforce \
+         folder locks yet; it never runs a locked thread unlocked"
+    )]
+    LockUnavailable,
+    #[error(
+        "its configuration asks for secrets from the vault, and this build of paddock has no \
+         vault yet; the thread does not start without them"
+    )]
+    VaultUnavailable,
 }

@@ -11,6 +11,7 @@ use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize}
 
 use super::process::{peek_exit, session_has_others, signal_session, Signal};
 use super::PtyError;
+use crate::config::{LockPolicy, SecretRef};
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 
 /// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
@@ -37,6 +38,10 @@ pub struct SpawnSpec {
     pub pane: u32,
     pub size: TermSize,
     pub scrollback_lines: usize,
+    /// The folder lock the program must run under, if any.
+    pub lock: Option<LockPolicy>,
+    /// Secrets from the vault the program is to get, if any.
+    pub secrets: Vec<SecretRef>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +84,14 @@ impl Process {
         let spawn_error = |reason: String| PtyError::Spawn { program: program.clone(), reason };
         if program.is_empty() {
             return Err(spawn_error("no program given".into()));
+        }
+        // Fail closed: a program that was meant to run locked, or with secrets, does not run
+        // at all while paddock cannot give it those (the sandbox and the vault come later).
+        if spec.lock.is_some() {
+            return Err(PtyError::LockUnavailable);
+        }
+        if !spec.secrets.is_empty() {
+            return Err(PtyError::VaultUnavailable);
         }
         let size = pty_size(spec.size);
         let pair = native_pty_system().openpty(size).map_err(|e| PtyError::Open(e.to_string()))?;

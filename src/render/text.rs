@@ -57,6 +57,8 @@ struct CachedRow {
 
 pub struct TextLayer {
     font_system: FontSystem,
+    /// The primary family (the bundled one unless the configuration names another).
+    family: String,
     swash: SwashCache,
     viewport: Viewport,
     atlas: TextAtlas,
@@ -115,13 +117,14 @@ impl TextLayer {
         };
         let line_height = (font_size * 1.25).round();
         let metrics = Metrics::new(font_size, line_height);
-        let width = advance_width(&mut font_system, metrics);
+        let width = advance_width(&mut font_system, metrics, FAMILY);
         let cache = Cache::new(device);
         let viewport = Viewport::new(device, &cache);
         // The target is not sRGB: colors go through as the bytes programs named.
         let atlas = TextAtlas::with_color_mode(device, queue, &cache, format, ColorMode::Web);
         TextLayer {
             font_system,
+            family: FAMILY.to_owned(),
             swash: SwashCache::new(),
             viewport,
             atlas,
@@ -142,9 +145,27 @@ impl TextLayer {
     pub fn set_font_size(&mut self, font_size: f32) {
         let line_height = (font_size * 1.25).round();
         self.metrics = Metrics::new(font_size, line_height);
-        let width = advance_width(&mut self.font_system, self.metrics);
+        let width = advance_width(&mut self.font_system, self.metrics, &self.family);
         self.cell = CellSize { width, height: line_height };
         self.rows.clear();
+    }
+
+    pub fn family(&self) -> &str {
+        &self.family
+    }
+
+    /// Use `family` as the primary font: false (and no change) when no such family is
+    /// installed. Cells are measured again and every row is shaped anew.
+    pub fn set_family(&mut self, family: &str) -> bool {
+        let installed =
+            self.font_system.db().faces().any(|face| {
+                face.families.iter().any(|(name, _)| name.eq_ignore_ascii_case(family))
+            });
+        if installed {
+            self.family = family.to_owned();
+            self.set_font_size(self.metrics.font_size);
+        }
+        installed
     }
 
     /// Rows shaped by the last `prepare`.
@@ -295,7 +316,7 @@ impl TextLayer {
         buffer.set_monospace_width(Some(self.cell.width));
         // No wrapping: a piece is one line, never wider than the pane.
         buffer.set_size(Some(cols as f32 * self.cell.width + 1.0), Some(self.cell.height));
-        let base = Attrs::new().family(Family::Name(FAMILY));
+        let base = Attrs::new().family(Family::Name(&self.family));
         let attrs: Vec<Attrs> = spans.iter().map(|s| span_attrs(&base, s)).collect();
         buffer.set_rich_text(
             spans.iter().zip(&attrs).map(|(s, a)| (s.text.as_str(), a.clone())),
@@ -449,10 +470,10 @@ fn hash_spans(spans: &[Span]) -> u64 {
     hasher.finish()
 }
 
-/// The advance of '0' in the bundled face: the width of a cell.
-fn advance_width(font_system: &mut FontSystem, metrics: Metrics) -> f32 {
+/// The advance of '0' in the primary face: the width of a cell.
+fn advance_width(font_system: &mut FontSystem, metrics: Metrics, family: &str) -> f32 {
     let mut buffer = Buffer::new(font_system, metrics);
-    let attrs = Attrs::new().family(Family::Name(FAMILY));
+    let attrs = Attrs::new().family(Family::Name(family));
     buffer.set_text("0", &attrs, Shaping::Advanced, None);
     buffer.shape_until_scroll(font_system, false);
     let width = buffer.layout_runs().flat_map(|run| run.glyphs.iter()).map(|g| g.w).next();

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use paddock::config::{LockPolicy, Network, SecretRef};
 use paddock::pty::{PaneSession, PaneStatus, PtyError, SpawnSpec};
 use paddock::term::TermSize;
 
@@ -16,6 +17,8 @@ fn spawn(argv: &[&str]) -> PaneSession {
         pane: 7,
         size: TermSize::new(80, 24),
         scrollback_lines: 1000,
+        lock: None,
+        secrets: vec![],
     };
     PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn")
 }
@@ -134,6 +137,8 @@ fn a_missing_program_is_an_error_not_a_panic() {
         pane: 1,
         size: TermSize::new(80, 24),
         scrollback_lines: 10,
+        lock: None,
+        secrets: vec![],
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
         Err(PtyError::Spawn { program, .. }) => assert_eq!(program, "/nonexistent/program"),
@@ -146,4 +151,37 @@ fn a_missing_program_is_an_error_not_a_panic() {
     }
     let empty = SpawnSpec { argv: vec![], ..spec };
     assert!(matches!(PaneSession::spawn(empty, Arc::new(|| {})), Err(PtyError::Spawn { .. })));
+}
+
+/// Until the sandbox and the vault exist, a program that asks for a lock or secrets does not
+/// run at all: the marker file it would write never appears.
+#[test]
+fn a_locked_or_secret_using_program_is_refused_not_run_unlocked() {
+    let marker = std::env::temp_dir().join(format!("paddock-refused-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let spec = SpawnSpec {
+        argv: vec!["touch".into(), marker.display().to_string()],
+        cwd: None,
+        env: vec![],
+        pane: 1,
+        size: TermSize::new(80, 24),
+        scrollback_lines: 10,
+        lock: Some(LockPolicy {
+            write: vec![std::env::temp_dir()],
+            read: vec![],
+            protect: vec![],
+            network: Network::Off,
+        }),
+        secrets: vec![],
+    };
+    let locked = PaneSession::spawn(spec.clone(), Arc::new(|| {}));
+    assert!(matches!(locked, Err(PtyError::LockUnavailable)));
+    let secret = SecretRef { name: "key".into(), env: "KEY".into(), pin: None };
+    let with_secret = SpawnSpec { lock: None, secrets: vec![secret], ..spec };
+    assert!(matches!(
+        PaneSession::spawn(with_secret, Arc::new(|| {})),
+        Err(PtyError::VaultUnavailable)
+    ));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!marker.exists(), "the program never ran");
 }

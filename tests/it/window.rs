@@ -157,6 +157,13 @@ fn distinct_colors(image: &crate::images::Image) -> usize {
     seen.len()
 }
 
+/// The runtime folder of the windowed test `name`.
+fn runtime_dir(name: &str) -> PathBuf {
+    let runtime = std::env::temp_dir().join(format!("pdk-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&runtime).expect("runtime dir");
+    runtime
+}
+
 /// A running windowed paddock with its control socket.
 struct Windowed {
     child: Child,
@@ -167,12 +174,18 @@ struct Windowed {
 
 impl Windowed {
     fn start(x: &Xvfb, name: &str) -> Windowed {
-        let runtime = std::env::temp_dir().join(format!("pdk-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&runtime).expect("runtime dir");
+        Windowed::start_with(x, name, &["-e", "bash", "--norc", "--noprofile"])
+    }
+
+    /// Start with these arguments; the configuration is `$runtime/config/paddock/config.ron`
+    /// (none unless the test wrote it, see `runtime_dir`) or `--config`.
+    fn start_with(x: &Xvfb, name: &str, args: &[&str]) -> Windowed {
+        let runtime = runtime_dir(name);
         let mut child = x
             .command(PADDOCK)
-            .args(["-e", "bash", "--norc", "--noprofile"])
+            .args(args)
             .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_CONFIG_HOME", runtime.join("config"))
             .stdout(Stdio::piped())
             .spawn()
             .expect("start paddock");

@@ -6,6 +6,7 @@ use winit::keyboard::{Key as WinitKey, NamedKey};
 
 use super::clipboard::Board;
 use super::WindowApp;
+use crate::config::FONT_SIZES;
 use crate::ctl::protocol::{Request, SplitDirection};
 use crate::input::{encode_paste, Action};
 use crate::mux::{Direction, PaneId};
@@ -13,7 +14,6 @@ use crate::term::Modes;
 use crate::view::Search;
 
 /// Font sizes the bindings stay within, in points.
-const FONT_SIZES: std::ops::RangeInclusive<f32> = 6.0..=72.0;
 
 impl WindowApp {
     fn focused(&self) -> Option<PaneId> {

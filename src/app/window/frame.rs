@@ -63,6 +63,8 @@ pub struct FrameBuilder {
 pub struct FrameContext<'a> {
     pub cell: CellSize,
     pub grid: TermSize,
+    /// Where the grid starts in the window (below the tab bar, inside the padding).
+    pub origin: [f32; 2],
     pub theme: &'a Theme,
     pub software: bool,
     pub views: &'a HashMap<PaneId, PaneView>,
@@ -89,8 +91,8 @@ impl FrameBuilder {
         };
         let area = Rect::new(0, 0, cx.grid.cols, cx.grid.lines);
         let (layout, dividers) = tab.layout(area);
-        let top = TAB_BAR_ROWS as f32 * cell.height;
-        push_dividers(&dividers, [0.0, top], cell, cx.theme, &mut rects);
+        let [left, top] = cx.origin;
+        push_dividers(&dividers, [left, top], cell, cx.theme, &mut rects);
         let header = workspace.header_rows();
         let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
         let no_view = PaneView::default();
@@ -100,7 +102,7 @@ impl FrameBuilder {
             };
             let focused = tab.focus() == *pane;
             let view = cx.views.get(pane).unwrap_or(&no_view);
-            let x = rect.col as f32 * cell.width;
+            let x = left + rect.col as f32 * cell.width;
             let strip_y = top + rect.row as f32 * cell.height;
             let origin = [x, strip_y + header as f32 * cell.height];
             let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());

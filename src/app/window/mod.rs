@@ -34,10 +34,7 @@ use crate::term::{Modes, TermEvent};
 use crate::view::PaneView;
 use clipboard::{Board, Clipboard};
 use frame::{FrameBuilder, FrameContext};
-use surface::Surface;
-
-/// The font size in logical pixels until the configuration sets it.
-const FONT_SIZE: f32 = 15.0;
+use surface::{Look, Surface};
 
 enum UserEvent {
     /// A pane parsed output: draw a frame.
@@ -63,6 +60,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         })
     };
     let instance = Instance::start(&options, wake)?;
+    let config = options.config.clone();
     forward(instance.calls().clone(), proxy.clone(), UserEvent::Call);
     forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
     let gpu_instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(
@@ -81,9 +79,10 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         frames: FrameBuilder::default(),
         pointer: mouse::Pointer::default(),
         clipboard: Clipboard::new(),
-        font_size: FONT_SIZE,
-        base_font_size: FONT_SIZE,
-        config: Config::default(),
+        font_size: config.font.size,
+        base_font_size: config.font.size,
+        config_problems: options.config_problems.clone(),
+        config,
     };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     if let Some(error) = app.error {
@@ -128,6 +127,8 @@ struct WindowApp {
     base_font_size: f32,
     /// The configuration in force (the last good one).
     config: Config,
+    /// What is wrong with the configuration file, shown in a tab at start.
+    config_problems: Option<String>,
 }
 
 impl WindowApp {
@@ -206,6 +207,7 @@ impl WindowApp {
         let cx = FrameContext {
             cell: surface.cell_size(),
             grid: surface.grid(),
+            origin: surface.grid_origin(),
             theme: surface.theme(),
             software: surface.is_software(),
             views: &self.views,
@@ -305,7 +307,9 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             Ok(window) => Arc::new(window),
             Err(e) => return self.fail(event_loop, anyhow::anyhow!("cannot open a window: {e}")),
         };
-        match Surface::new(&self.gpu, window, FONT_SIZE) {
+        let mut look = Look::of(&self.config);
+        look.font_size = self.font_size;
+        match Surface::new(&self.gpu, window, &look) {
             Ok(surface) => self.surface = Some(surface),
             Err(e) => return self.fail(event_loop, e.into()),
         }
@@ -316,6 +320,16 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         self.fit();
         if let Err(e) = self.instance.open_first_tab() {
             return self.fail(event_loop, e);
+        }
+        if let Some(problems) = self.config_problems.take() {
+            let text = format!(
+                "paddock's configuration has problems, so paddock started with its defaults.\n\
+                 Fix them and check with `paddock config check`:\n\n{problems}\n"
+            );
+            let workspace = self.instance.workspace_mut();
+            let first = workspace.mux().focused_pane();
+            let notice = workspace.open_notice("config", &text);
+            workspace.focus(first.unwrap_or(notice));
         }
         self.redraw();
     }

@@ -78,12 +78,17 @@ impl WindowApp {
     fn hit(&self) -> Option<Hit> {
         let surface = self.surface.as_ref()?;
         let cell = surface.cell_size();
-        let x = (self.pointer.position.x as f32 / cell.width).floor().max(0.0) as usize;
-        let y = (self.pointer.position.y as f32 / cell.height).floor().max(0.0) as usize;
-        if y < TAB_BAR_ROWS {
-            return Some(Hit::TabBar { col: x });
+        let (px, py) = (self.pointer.position.x as f32, self.pointer.position.y as f32);
+        if py < TAB_BAR_ROWS as f32 * cell.height {
+            return Some(Hit::TabBar { col: (px / cell.width).floor().max(0.0) as usize });
         }
-        let (col, row) = (x, y - TAB_BAR_ROWS);
+        let [left, top] = surface.grid_origin();
+        let (x, y) = ((px - left) / cell.width, (py - top) / cell.height);
+        if x < 0.0 || y < 0.0 {
+            // The padding.
+            return None;
+        }
+        let (col, row) = (x.floor() as usize, y.floor() as usize);
         let grid = surface.grid();
         let tab = self.instance.workspace().mux().active_tab()?;
         let (panes, dividers) = tab.layout(Rect::new(0, 0, grid.cols, grid.lines));
@@ -242,10 +247,11 @@ impl WindowApp {
         let tab = self.instance.workspace().mux().tab_of(pane)?;
         let (panes, _) = tab.layout(Rect::new(0, 0, grid.cols, grid.lines));
         let (_, rect) = panes.into_iter().find(|(p, _)| *p == pane)?;
-        let x = (self.pointer.position.x as f32 / cell.width).floor() as isize;
-        let y = (self.pointer.position.y as f32 / cell.height).floor() as isize;
+        let [left, top] = surface.grid_origin();
+        let x = ((self.pointer.position.x as f32 - left) / cell.width).floor() as isize;
+        let y = ((self.pointer.position.y as f32 - top) / cell.height).floor() as isize;
         let header = self.instance.workspace().header_rows();
-        let row = y - (TAB_BAR_ROWS + rect.row + header) as isize;
+        let row = y - (rect.row + header) as isize;
         Some((rect, row, x - rect.col as isize))
     }
 
@@ -303,8 +309,9 @@ impl WindowApp {
             return;
         };
         let cell = surface.cell_size();
-        let x = self.pointer.position.x as f32 / cell.width;
-        let y = self.pointer.position.y as f32 / cell.height - TAB_BAR_ROWS as f32;
+        let [left, top] = surface.grid_origin();
+        let x = (self.pointer.position.x as f32 - left) / cell.width;
+        let y = (self.pointer.position.y as f32 - top) / cell.height;
         let area = divider.area;
         let (at, start, span) = match divider.axis {
             Axis::Horizontal => (x, area.col, area.cols),

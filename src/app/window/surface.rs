@@ -6,6 +6,7 @@ use std::sync::Arc;
 use winit::window::Window;
 
 use super::frame::{Frame, TAB_BAR_ROWS};
+use crate::config::Config;
 use crate::render::gpu::{begin_clear_pass, Gpu, RectPipeline};
 use crate::render::scene::{CellSize, Theme};
 use crate::render::text::{Fonts, TextLayer};
@@ -20,13 +21,42 @@ pub struct Surface {
     rects: RectPipeline,
     text: TextLayer,
     theme: Theme,
+    /// Logical pixels between the window's edge and the panes.
+    padding: u32,
+}
+
+/// How the window looks: what the configuration's font, theme and padding say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Look {
+    pub family: String,
+    pub font_size: f32,
+    pub theme: Theme,
+    pub padding: u32,
+}
+
+impl Look {
+    pub fn of(config: &Config) -> Look {
+        let colors = &config.theme;
+        let mut theme = Theme::default();
+        theme.foreground = colors.foreground;
+        theme.background = colors.background;
+        theme.cursor = colors.cursor;
+        theme.selection = colors.selection;
+        theme.palette = colors.palette;
+        Look {
+            family: config.font.family.clone(),
+            font_size: config.font.size,
+            theme,
+            padding: config.padding,
+        }
+    }
 }
 
 impl Surface {
     pub fn new(
         instance: &wgpu::Instance,
         window: Arc<Window>,
-        font_size: f32,
+        look: &Look,
     ) -> Result<Surface, RenderError> {
         let surface = instance
             .create_surface(window.clone())
@@ -70,10 +100,38 @@ impl Surface {
             &gpu.device,
             &gpu.queue,
             format,
-            font_size * scale,
+            look.font_size * scale,
             Fonts::BundledAndSystem,
         );
-        Ok(Surface { window, surface, config, gpu, rects, text, theme: Theme::default() })
+        let mut surface =
+            Surface { window, surface, config, gpu, rects, text, theme: look.theme, padding: 0 };
+        surface.set_look(look);
+        Ok(surface)
+    }
+
+    /// Take on a new look (the configuration changed); the font size is the caller's, which
+    /// may differ from the configured one after Ctrl+= or Ctrl+-.
+    pub fn set_look(&mut self, look: &Look) {
+        self.theme = look.theme;
+        self.padding = look.padding;
+        if look.family != self.text.family() && !self.text.set_family(&look.family) {
+            eprintln!(
+                "paddock: no font family {:?} is installed; using {:?}",
+                look.family,
+                self.text.family()
+            );
+        }
+    }
+
+    /// Where the panes' grid starts in the window, in pixels: below the tab bar, inside the
+    /// padding.
+    pub fn grid_origin(&self) -> [f32; 2] {
+        let padding = self.padding_px();
+        [padding, TAB_BAR_ROWS as f32 * self.cell_size().height + padding]
+    }
+
+    fn padding_px(&self) -> f32 {
+        (self.padding as f64 * self.window.scale_factor()).round() as f32
     }
 
     pub fn window(&self) -> &Arc<Window> {
@@ -87,9 +145,11 @@ impl Surface {
     /// The grid panes are laid out in: the window below the tab bar, in cells.
     pub fn grid(&self) -> TermSize {
         let cell = self.cell_size();
-        let cols = (self.config.width as f32 / cell.width).floor().max(1.0) as usize;
-        let rows = (self.config.height as f32 / cell.height).floor() as usize;
-        let rows = rows.saturating_sub(TAB_BAR_ROWS).max(1);
+        let [left, top] = self.grid_origin();
+        let width = self.config.width as f32 - 2.0 * left;
+        let height = self.config.height as f32 - top - left;
+        let cols = (width / cell.width).floor().max(1.0) as usize;
+        let rows = (height / cell.height).floor().max(1.0) as usize;
         TermSize::new(cols, rows)
     }
 

@@ -1,6 +1,7 @@
 //! `paddock --headless` end to end: a real instance, real PTYs and real programs, driven the
 //! way a user or a script would drive it, through `paddock ls` and `paddock ctl`.
 
+mod config;
 mod control;
 mod panes;
 
@@ -36,6 +37,8 @@ impl Runtime {
         command
             .args(args)
             .env("XDG_RUNTIME_DIR", &self.dir)
+            // No configuration unless a test writes one here (or passes --config).
+            .env("XDG_CONFIG_HOME", self.dir.join("config"))
             .env("SHELL", "/bin/sh")
             .env_remove("PADDOCK_SOCKET")
             .env_remove("PADDOCK_PANE");

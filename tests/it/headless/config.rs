@@ -1,0 +1,157 @@
+//! The configuration file end to end: threads opened at launch in their tabs and splits, a
+//! thread that may not start saying so in its pane, `paddock config check`, and a broken file
+//! that never stops paddock.
+
+use super::{text, Runtime};
+
+/// Write `body` as the runtime's default configuration file and return its path.
+fn write_config(runtime: &Runtime, body: &str) -> std::path::PathBuf {
+    let dir = runtime.dir.join("config/paddock");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    let path = dir.join("config.ron");
+    std::fs::write(&path, body).expect("write config");
+    path
+}
+
+#[test]
+fn configured_threads_open_at_launch_in_their_tabs_and_splits() {
+    let runtime = Runtime::new();
+    let work = runtime.dir.join("work");
+    std::fs::create_dir_all(&work).expect("work dir");
+    write_config(
+        &runtime,
+        &format!(
+            r#"(
+            threads: [
+                (name: "agent", command: ["sh", "-c", "echo I am $PADDOCK_THREAD; pwd; exec sleep 60"], cwd: "{work}"),
+                (name: "tests", command: ["sh", "-c", "echo tests with $MODE; exec sleep 60"], env: {{"MODE": "watch"}}, place: RightOf("agent")),
+                (name: "notes", command: ["sh", "-c", "echo notes; exec sleep 60"]),
+            ],
+        )"#,
+            work = work.display()
+        ),
+    );
+    let instance = runtime.start(&[]);
+    let ls = instance.ls();
+    let panes = ls["instances"][0]["panes"].as_array().expect("panes").clone();
+    let seen: Vec<(String, String, String)> = panes
+        .iter()
+        .map(|p| {
+            let s = |key: &str| p[key].as_str().unwrap_or("").to_owned();
+            (s("thread"), s("tab"), s("status"))
+        })
+        .collect();
+    let row = |thread: &str, tab: &str| (thread.to_owned(), tab.to_owned(), "running".to_owned());
+    assert_eq!(seen, vec![row("agent", "agent"), row("tests", "agent"), row("notes", "notes")]);
+    let screen = instance.wait_for_text("1", "I am agent");
+    assert!(screen.contains(&format!("\n{}\n", work.display())), "{screen}");
+    instance.wait_for_text("2", "tests with watch");
+    instance.wait_for_text("3", "notes");
+    // The first thread has the focus; the split shares its tab's width.
+    assert_eq!(panes[0]["focused"], true);
+    assert!(panes[0]["cols"].as_u64() < Some(80) && panes[1]["cols"].as_u64() < Some(80));
+    let plain = text(&instance.run(&["ls"]).stdout);
+    assert!(
+        plain.contains("agent") && plain.contains("tests") && plain.contains("notes"),
+        "{plain}"
+    );
+}
+
+#[test]
+fn a_thread_with_a_lock_does_not_start_and_its_pane_says_why() {
+    let runtime = Runtime::new();
+    let marker = runtime.dir.join("ran");
+    write_config(
+        &runtime,
+        &format!(
+            r#"(threads: [
+                (name: "locked", command: ["touch", "{marker}"], lock: (write: ["{dir}"])),
+                (name: "free", command: ["sh", "-c", "echo free; exec sleep 60"]),
+            ])"#,
+            marker = marker.display(),
+            dir = runtime.dir.display()
+        ),
+    );
+    let instance = runtime.start(&[]);
+    let screen = instance.wait_for_text("1", "was not started").replace('\n', "");
+    assert!(
+        screen.contains(
+            "thread \"locked\" was not started: its configuration asks for a folder lock"
+        ),
+        "{screen}"
+    );
+    assert_eq!(instance.pane(1)["status"], "no_program");
+    assert!(text(&instance.run(&["ls"]).stdout).contains("not started"));
+    // Typing into it is refused with a reason, not lost silently.
+    let out = instance.run(&["ctl", "send", "--pane", "1", "--text", "x"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("runs no program"), "{}", text(&out.stderr));
+    instance.wait_for_text("2", "free");
+    assert!(!marker.exists(), "the locked program never ran");
+}
+
+#[test]
+fn config_check_prints_every_problem_with_its_place_and_fails() {
+    let runtime = Runtime::new();
+    let path = write_config(&runtime, "(\n  font: (size: \"big\"),\n)\n");
+    let out = runtime.paddock(&["config", "check"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let expected =
+        format!("{}:2:16: font.size: expected float, found `\"big\"`\n1 problem\n", path.display());
+    assert_eq!(text(&out.stderr), expected);
+
+    std::fs::write(
+        &path,
+        "(threads: [(name: \"a\", cwd: \"/no/such/dir\"), (name: \"a\", place: Below(\"x\"))])",
+    )
+    .expect("write");
+    let out =
+        runtime.paddock(&["config", "check", path.to_str().expect("utf-8")]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(lines[0].ends_with(":1:29: threads[0].cwd: the folder /no/such/dir does not exist (No such file or directory (os error 2))"), "{stderr}");
+    assert!(
+        lines[1].ends_with(
+            ":1:53: threads[1].name: a thread named \"a\" is already defined (threads[0])"
+        ),
+        "{stderr}"
+    );
+    assert!(lines[2].contains(":1:65: threads[1].place: no thread named \"x\""), "{stderr}");
+    assert_eq!(lines[3], "3 problems");
+
+    std::fs::write(&path, "(threads: [(name: \"a\"), (name: \"b\", place: Below(\"a\"))])")
+        .expect("write");
+    let out = runtime.paddock(&["config", "check"]).output().expect("run");
+    assert_eq!(text(&out.stdout), format!("{}: ok, 2 threads (a, b)\n", path.display()));
+    assert!(out.status.success());
+
+    let missing = runtime.dir.join("missing.ron");
+    let out = runtime
+        .paddock(&["config", "check", missing.to_str().expect("utf-8")])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    std::fs::remove_file(&path).expect("remove");
+    let out = runtime.paddock(&["config", "check"]).output().expect("run");
+    assert!(out.status.success(), "no file: the defaults, not an error");
+    assert!(text(&out.stdout).contains("no configuration file; paddock uses its defaults"));
+}
+
+#[test]
+fn a_broken_config_never_stops_paddock_it_says_why_and_uses_the_defaults() {
+    let runtime = Runtime::new();
+    write_config(
+        &runtime,
+        "(scrollback: \"lots\", threads: [(name: \"x\", command: [\"false\"])])",
+    );
+    let out = runtime
+        .paddock(&["--headless", "--exit-with-child", "-e", "sh", "-c", "echo started; exit 3"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3), "it ran the command with the defaults");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("the configuration has problems; using the defaults"), "{stderr}");
+    assert!(stderr.contains("config.ron:1:14: scrollback: expected"), "{stderr}");
+}
