@@ -208,7 +208,7 @@ fn keys_into(
                 set.push((action, chord, name));
             }
             None => check.report(
-                &at.key(&name),
+                &at.key(name),
                 format!(
                     "expected a key chord such as \"Ctrl+Shift+T\" (Ctrl, Alt, Shift, then one \
                      key: a character or a name like PageUp, F5, Enter) or \"none\", found \"{chord_text}\""
@@ -222,7 +222,7 @@ fn keys_into(
         // Two chords of the file that collide are reported once, at the second.
         if let Some(other) = bindings.bound_to(chord, action).filter(|o| !later(*o)) {
             let other = action_name(other);
-            let text = check_text(check, &at.key(&name));
+            let text = check_text(check, &at.key(name));
             check.report(
                 &at.key(&name),
                 format!(

@@ -13,8 +13,6 @@ use crate::mux::{Direction, PaneId};
 use crate::term::Modes;
 use crate::view::Search;
 
-/// Font sizes the bindings stay within, in points.
-
 impl WindowApp {
     fn focused(&self) -> Option<PaneId> {
         self.instance.workspace().mux().focused_pane()

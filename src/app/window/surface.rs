@@ -37,12 +37,14 @@ pub struct Look {
 impl Look {
     pub fn of(config: &Config) -> Look {
         let colors = &config.theme;
-        let mut theme = Theme::default();
-        theme.foreground = colors.foreground;
-        theme.background = colors.background;
-        theme.cursor = colors.cursor;
-        theme.selection = colors.selection;
-        theme.palette = colors.palette;
+        let theme = Theme {
+            foreground: colors.foreground,
+            background: colors.background,
+            cursor: colors.cursor,
+            selection: colors.selection,
+            palette: colors.palette,
+            ..Theme::default()
+        };
         Look {
             family: config.font.family.clone(),
             font_size: config.font.size,
