@@ -208,7 +208,7 @@ fn keys_into(
                 set.push((action, chord, name));
             }
             None => check.report(
-                &at.key(name),
+                &at.key(&name),
                 format!(
                     "expected a key chord such as \"Ctrl+Shift+T\" (Ctrl, Alt, Shift, then one \
                      key: a character or a name like PageUp, F5, Enter) or \"none\", found \"{chord_text}\""
