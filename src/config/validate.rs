@@ -224,7 +224,7 @@ fn keys_into(
             let other = action_name(other);
             let text = check_text(check, &at.key(name));
             check.report(
-                &at.key(&name),
+                &at.key(name),
                 format!(
                     "{text} is already bound to `{other}` (unbind it with `\"{other}\": \"none\"`)"
                 ),
