@@ -179,6 +179,8 @@ pub enum CtlVerb {
     Close(PaneArg),
     /// Kill a pane's programs now; the pane keeps its last screen until closed.
     Kill(PaneArg),
+    /// Start a configured thread's pane again, with its definition in the configuration now.
+    Restart(PaneArg),
     /// Resize a pane (headless instances).
     Resize {
         #[command(flatten)]

@@ -79,8 +79,8 @@ fn check_config(path: Option<std::path::PathBuf>) -> ExitCode {
 
 /// The configuration to run with: the file's (`--config`, else the default place), or the
 /// defaults and the reason when it cannot be used. A bad file never stops paddock.
-fn load_config(args: &RunArgs) -> (Config, Option<String>) {
-    let Some(path) = args.config.clone().or_else(config::default_path) else {
+fn load_config(args: &RunArgs, path: Option<&std::path::Path>) -> (Config, Option<String>) {
+    let Some(path) = path else {
         return (Config::default(), None);
     };
     match config::load(&path) {
@@ -106,7 +106,13 @@ fn finish(what: &str, result: anyhow::Result<()>, failure: u8) -> ExitCode {
 #[cfg(unix)]
 fn run(args: RunArgs) -> ExitCode {
     let headless = args.headless;
-    let (mut config, config_problems) = load_config(&args);
+    // Made absolute: the file is watched, and read again, for as long as paddock runs.
+    let config_path = args
+        .config
+        .clone()
+        .or_else(config::default_path)
+        .map(|p| std::path::absolute(&p).unwrap_or(p));
+    let (mut config, config_problems) = load_config(&args, config_path.as_deref());
     if let Some(lines) = args.scrollback {
         config.scrollback_lines = lines;
     }
@@ -116,6 +122,7 @@ fn run(args: RunArgs) -> ExitCode {
         size: args.size,
         config,
         config_problems,
+        config_path,
         // Panes get this path as PADDOCK_SOCKET and may run elsewhere: make it absolute.
         socket: args.listen.map(|p| std::path::absolute(&p).unwrap_or(p)),
     };

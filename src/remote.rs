@@ -68,6 +68,7 @@ fn request_for(verb: CtlVerb) -> Request {
         CtlVerb::Focus(pane) => Request::Focus { pane: pane.pane },
         CtlVerb::Close(pane) => Request::Close { pane: pane.pane },
         CtlVerb::Kill(pane) => Request::Kill { pane: pane.pane },
+        CtlVerb::Restart(pane) => Request::Restart { pane: pane.pane },
         CtlVerb::Resize { pane, size } => {
             Request::Resize { pane: pane.pane, cols: size.cols, rows: size.lines }
         }
@@ -86,6 +87,7 @@ fn describe(request: &Request) -> String {
         Request::Focus { pane } => format!("cannot focus pane {pane}"),
         Request::Close { pane } => format!("cannot close pane {pane}"),
         Request::Kill { pane } => format!("cannot kill pane {pane}"),
+        Request::Restart { pane } => format!("cannot restart pane {pane}"),
         Request::Resize { pane, .. } => format!("cannot resize pane {pane}"),
         Request::Stop => "cannot stop the instance".into(),
     }

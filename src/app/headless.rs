@@ -3,7 +3,7 @@
 //! the first tab's program exits).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use crossbeam_channel::select;
 
 use super::signals::{Signal, SignalListener};
 use super::workspace::{Outcome, Workspace, WorkspaceOptions};
+use crate::config::watch::{watch, ConfigWatcher};
 use crate::config::{Config, ThreadSpec};
 use crate::ctl::protocol::{Reply, Request};
 use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer};
@@ -34,6 +35,8 @@ pub struct HeadlessOptions {
     pub config: Config,
     /// The configuration file's problems, when it has some (the defaults are used then).
     pub config_problems: Option<String>,
+    /// The configuration file, watched for edits (it need not exist yet).
+    pub config_path: Option<PathBuf>,
     /// Where to listen; by default `<socket dir>/<pid>.sock`.
     pub socket: Option<PathBuf>,
 }
@@ -50,6 +53,9 @@ pub struct Instance {
     /// The first tab's pane, whose end ends the instance (`--exit-with-child`).
     first: Option<PaneId>,
     exit_with_child: bool,
+    config_path: Option<PathBuf>,
+    /// Signals edits of the configuration file while it lives.
+    config_watch: Option<(ConfigWatcher, crossbeam_channel::Receiver<()>)>,
 }
 
 impl Instance {
@@ -77,14 +83,32 @@ impl Instance {
             default_command: vec![user_shell()],
             socket,
         };
+        let mut workspace = Workspace::new(workspace_options, wake);
+        workspace.set_threads(options.config.threads.clone());
+        workspace.set_config_problems(options.config_problems.clone());
+        let config_watch = options.config_path.as_deref().and_then(|path| {
+            watch(path)
+                .inspect_err(|e| {
+                    // No configuration folder is the common case of no configuration at all.
+                    if path.parent().is_some_and(Path::is_dir) {
+                        eprintln!(
+                            "paddock: cannot watch {} for changes ({e}); edits apply at the next start",
+                            path.display()
+                        );
+                    }
+                })
+                .ok()
+        });
         Ok(Instance {
-            workspace: Workspace::new(workspace_options, wake),
+            workspace,
             server,
             closing: Vec::new(),
             command: options.command.clone(),
             threads: options.config.threads.clone(),
             first: None,
             exit_with_child: options.exit_with_child,
+            config_path: options.config_path.clone(),
+            config_watch,
         })
     }
 
@@ -110,6 +134,38 @@ impl Instance {
 
     pub fn calls(&self) -> &crossbeam_channel::Receiver<Call> {
         self.server.calls()
+    }
+
+    /// A signal after each edit of the configuration file (never, when it is not watched).
+    pub fn config_changes(&self) -> crossbeam_channel::Receiver<()> {
+        match &self.config_watch {
+            Some((_, changes)) => changes.clone(),
+            None => crossbeam_channel::never(),
+        }
+    }
+
+    /// Read the configuration file again. A good one is in force from now on and returned
+    /// (running threads keep going; the ones it defines differently are marked); a broken one
+    /// changes nothing, and its problems are told on stderr and by `paddock ls`.
+    pub fn reload_config(&mut self) -> Option<Config> {
+        let path = self.config_path.as_ref()?;
+        match crate::config::load(path) {
+            Ok(loaded) => {
+                let config = loaded.unwrap_or_default();
+                self.workspace.set_threads(config.threads.clone());
+                self.workspace.set_scrollback_lines(config.scrollback_lines);
+                self.workspace.set_config_problems(None);
+                Some(config)
+            }
+            Err(problems) => {
+                let text = problems.to_string();
+                eprintln!(
+                    "paddock: the configuration has problems; keeping the last good one:\n{text}"
+                );
+                self.workspace.set_config_problems(Some(text));
+                None
+            }
+        }
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -145,6 +201,11 @@ impl Instance {
                     session.close();
                 }));
             }
+            Outcome::Retire(old, _) => {
+                self.closing.push(std::thread::spawn(move || {
+                    old.close();
+                }));
+            }
             Outcome::Stop => return Some(0),
         }
         None
@@ -172,6 +233,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
     // Nothing is drawn, so there is nothing to wake for.
     let mut instance = Instance::start(&options, Arc::new(|| {}))?;
     instance.open_first_tab()?;
+    let config_changes = instance.config_changes();
     let exit_code = loop {
         select! {
             recv(instance.calls()) -> call => {
@@ -184,6 +246,9 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
                 Ok(Signal::Child) => {}
                 Ok(Signal::Stop(_)) | Err(_) => break 0,
             },
+            recv(config_changes) -> _ => {
+                instance.reload_config();
+            }
         }
         if let Some(code) = instance.first_exit() {
             break code;
@@ -211,6 +276,12 @@ fn answer(
             shut_down(workspace, std::mem::take(closing));
             call.answer_and_wait(reply);
             return Some(process_exit_code(status));
+        }
+        Outcome::Retire(old, reply) => {
+            call.answer(reply);
+            closing.push(std::thread::spawn(move || {
+                old.close();
+            }));
         }
         Outcome::Close(_, session) => {
             // The grace period runs on its own thread; everyone else keeps being answered.

@@ -58,6 +58,8 @@ pub enum Outcome {
     Close(PaneId, PaneSession),
     /// Stop the instance.
     Stop,
+    /// The pane runs a new session; close its old one (off the answering thread), then reply.
+    Retire(PaneSession, Reply),
 }
 
 pub struct Workspace {
@@ -66,6 +68,11 @@ pub struct Workspace {
     options: WorkspaceOptions,
     wake: Arc<dyn Fn() + Send + Sync>,
     header_rows: usize,
+    /// The threads as the configuration in force defines them (a pane's thread may have
+    /// started from an older definition).
+    threads: Vec<ThreadSpec>,
+    /// What is wrong with the configuration file now, if anything.
+    config_problems: Option<String>,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -80,7 +87,15 @@ impl Refusal {
 impl Workspace {
     /// `wake` is called by each pane's reader thread after it parses output.
     pub fn new(options: WorkspaceOptions, wake: Arc<dyn Fn() + Send + Sync>) -> Workspace {
-        Workspace { mux: Mux::new(), panes: HashMap::new(), options, wake, header_rows: 0 }
+        Workspace {
+            mux: Mux::new(),
+            panes: HashMap::new(),
+            options,
+            wake,
+            header_rows: 0,
+            threads: Vec::new(),
+            config_problems: None,
+        }
     }
 
     pub fn mux(&self) -> &Mux {
@@ -216,16 +231,7 @@ impl Workspace {
         let command = self.command_or_default(spec.command.clone());
         let launch = Launch { command, cwd: spec.cwd.clone(), thread: Some(spec.clone()) };
         if let Err(Refusal(_, message)) = self.start(pane, launch, size) {
-            let text = format!("paddock: thread \"{}\" was not started: {message}\n", spec.name);
-            let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
-            let pane_entry = Pane {
-                session,
-                command: self.command_or_default(spec.command.clone()),
-                cwd: spec.cwd.clone(),
-                size,
-                thread: Some(spec.clone()),
-            };
-            self.panes.insert(pane, pane_entry);
+            self.insert_notice(pane, spec, &message, size);
         }
         self.relayout(pane);
         pane
@@ -239,6 +245,73 @@ impl Workspace {
         let entry = Pane { session, command: Vec::new(), cwd: None, size, thread: None };
         self.panes.insert(pane, entry);
         pane
+    }
+
+    /// The configuration in force changed: these are its threads now. Running panes keep
+    /// going as they started; the ones whose thread changed say so (see `config_changed`).
+    pub fn set_threads(&mut self, threads: Vec<ThreadSpec>) {
+        self.threads = threads;
+    }
+
+    /// Scrollback kept by panes opened from now on.
+    pub fn set_scrollback_lines(&mut self, lines: usize) {
+        self.options.scrollback_lines = lines;
+    }
+
+    /// The configuration file's problems (the last good configuration stays in force).
+    pub fn set_config_problems(&mut self, problems: Option<String>) {
+        self.config_problems = problems;
+    }
+
+    pub fn config_problems(&self) -> Option<&str> {
+        self.config_problems.as_deref()
+    }
+
+    /// Whether `pane`'s thread is defined differently now (or no longer) than when it started.
+    pub fn config_changed(&self, pane: PaneId) -> bool {
+        let Some(started) = self.panes.get(&pane).and_then(|p| p.thread.as_ref()) else {
+            return false;
+        };
+        self.threads.iter().find(|t| t.name == started.name) != Some(started)
+    }
+
+    /// Start `pane`'s thread again from its current definition, in the same place. Returns
+    /// the old session, still running, for closing.
+    fn restart(&mut self, pane: u32) -> Result<PaneSession, Refusal> {
+        let id = PaneId(pane);
+        let entry = self.panes.get(&id).ok_or_else(|| Refusal::no_pane(pane))?;
+        let Some(started) = &entry.thread else {
+            let message = format!("pane {pane} does not run a configured thread");
+            return Err(Refusal(ErrorCode::BadRequest, message));
+        };
+        let Some(spec) = self.threads.iter().find(|t| t.name == started.name).cloned() else {
+            let message = format!(
+                "the thread \"{}\" is no longer in the configuration (close the pane instead)",
+                started.name
+            );
+            return Err(Refusal(ErrorCode::Failed, message));
+        };
+        let size = entry.size;
+        let old = self.panes.remove(&id).map(|p| p.session);
+        let command = self.command_or_default(spec.command.clone());
+        let launch = Launch { command, cwd: spec.cwd.clone(), thread: Some(spec.clone()) };
+        if let Err(Refusal(_, message)) = self.start(id, launch, size) {
+            self.insert_notice(id, &spec, &message, size);
+        }
+        old.ok_or_else(|| Refusal::no_pane(pane))
+    }
+
+    fn insert_notice(&mut self, pane: PaneId, spec: &ThreadSpec, why: &str, size: TermSize) {
+        let text = format!("paddock: thread \"{}\" was not started: {why}\n", spec.name);
+        let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
+        let entry = Pane {
+            session,
+            command: self.command_or_default(spec.command.clone()),
+            cwd: spec.cwd.clone(),
+            size,
+            thread: Some(spec.clone()),
+        };
+        self.panes.insert(pane, entry);
     }
 
     /// The pane of the configured thread named `name`.
@@ -311,6 +384,10 @@ impl Workspace {
                 Reply::ok()
             }),
             Request::Resize { pane, cols, rows } => self.resize(pane, cols, rows),
+            Request::Restart { pane } => match self.restart(pane) {
+                Ok(old) => return Outcome::Retire(old, Reply::ok()),
+                Err(refusal) => Err(refusal),
+            },
         };
         Outcome::Reply(result.unwrap_or_else(|Refusal(code, message)| Reply::error(code, message)))
     }
@@ -454,6 +531,7 @@ impl Workspace {
                 Some(tab) => (tab.name.clone(), tab.thread.clone()),
                 None => continue,
             };
+            let config_changed = self.config_changed(id);
             let Some(pane) = self.panes.get_mut(&id) else {
                 continue;
             };
@@ -480,9 +558,15 @@ impl Workspace {
                 exit_code,
                 focused: focused == Some(id),
                 title,
+                config_changed,
             });
         }
-        InstanceInfo { pid: std::process::id(), socket: self.options.socket.clone(), panes }
+        InstanceInfo {
+            pid: std::process::id(),
+            socket: self.options.socket.clone(),
+            panes,
+            config_problems: self.config_problems.clone(),
+        }
     }
 }
 

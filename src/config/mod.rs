@@ -9,6 +9,7 @@
 mod locate;
 mod raw;
 mod validate;
+pub mod watch;
 
 #[cfg(test)]
 mod tests;

@@ -26,6 +26,8 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 (PaneState::Exited, None) => "killed".to_owned(),
                 (PaneState::NoProgram, _) => "not started".to_owned(),
             };
+            let status =
+                if pane.config_changed { format!("{status}, config changed") } else { status };
             rows.push([
                 format!("{}{}", pane.id, if pane.focused { "*" } else { "" }),
                 pane.tab.clone(),
@@ -35,6 +37,14 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 status,
                 shell_words(&pane.command),
             ]);
+        }
+        if let Some(problems) = &instance.config_problems {
+            let count = problems.lines().count();
+            let plural = if count == 1 { "" } else { "s" };
+            out.push_str(&format!(
+                "  the configuration has {count} problem{plural} (paddock config check); \
+                 the last good one is in force\n"
+            ));
         }
         if instance.panes.is_empty() {
             out.push_str("  (no panes)\n");
@@ -92,6 +102,7 @@ mod tests {
             exit_code,
             focused,
             title: None,
+            config_changed: id == 13,
         }
     }
 
@@ -105,13 +116,15 @@ mod tests {
                 pane(2, PaneState::Exited, Some(3), false),
                 pane(13, PaneState::Exited, None, false),
             ],
+            config_problems: Some("config.ron:1:2: fnt: unknown field".into()),
         };
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
-  PANE  TAB   THREAD    PID  SIZE   STATUS    COMMAND
-  1*    bash  -         101  80x24  running   bash -c 'echo '\\''hi there'\\'''
-  2     bash  reviewer  102  80x24  exited 3  bash -c 'echo '\\''hi there'\\'''
-  13    bash  -         113  80x24  killed    bash -c 'echo '\\''hi there'\\'''
+  the configuration has 1 problem (paddock config check); the last good one is in force
+  PANE  TAB   THREAD    PID  SIZE   STATUS                  COMMAND
+  1*    bash  -         101  80x24  running                 bash -c 'echo '\\''hi there'\\'''
+  2     bash  reviewer  102  80x24  exited 3                bash -c 'echo '\\''hi there'\\'''
+  13    bash  -         113  80x24  killed, config changed  bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
     }

@@ -27,6 +27,7 @@ pub enum Action {
     ScrollTop,
     ScrollBottom,
     Search,
+    RestartThread,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -77,6 +78,12 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
         "Ctrl+Shift+F",
         "search the scrollback: type, Enter for older, Shift+Enter for newer, Escape to close",
     ),
+    (
+        Action::RestartThread,
+        "restart_thread",
+        "Ctrl+Shift+R",
+        "start the focused thread again as the configuration defines it now",
+    ),
 ];
 
 /// A key with its modifiers, as a binding names it.
@@ -84,6 +91,25 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
 pub struct Chord {
     pub key: Key,
     pub mods: Modifiers,
+}
+
+impl std::fmt::Display for Chord {
+    /// As bindings write it: `Ctrl+Shift+T`, `Ctrl+PageDown`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (on, name) in
+            [(self.mods.ctrl, "Ctrl+"), (self.mods.alt, "Alt+"), (self.mods.shift, "Shift+")]
+        {
+            if on {
+                f.write_str(name)?;
+            }
+        }
+        match self.key {
+            Key::Char(' ') => f.write_str("Space"),
+            Key::Char(c) => write!(f, "{}", c.to_ascii_uppercase()),
+            Key::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
 }
 
 /// Parse `Ctrl+Shift+T`, `Ctrl+PageDown`, `Alt+F5`: modifiers, then one key (a character or a
@@ -209,6 +235,15 @@ mod tests {
         assert_eq!(action_for(Key::Left, ctrl_shift), Some(Action::FocusLeft));
         assert_eq!(parse_chord("Hyper+T"), None);
         assert_eq!(parse_chord("Ctrl+"), None);
+    }
+
+    #[test]
+    fn chords_print_as_they_are_written() {
+        for (_, _, chord, _) in ACTIONS {
+            let parsed = parse_chord(chord).expect("parses");
+            assert_eq!(parsed.to_string(), *chord);
+            assert_eq!(parse_chord(&parsed.to_string()), Some(parsed));
+        }
     }
 
     #[test]

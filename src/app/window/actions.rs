@@ -5,6 +5,7 @@ use winit::event::{ElementState, KeyEvent};
 use winit::keyboard::{Key as WinitKey, NamedKey};
 
 use super::clipboard::Board;
+use super::surface::Look;
 use super::WindowApp;
 use crate::config::FONT_SIZES;
 use crate::ctl::protocol::{Request, SplitDirection};
@@ -82,8 +83,62 @@ impl WindowApp {
                 }
                 None
             }
+            Action::RestartThread => {
+                if let Some(pane) = focused {
+                    // The old screen goes with the old program.
+                    self.views.remove(&pane);
+                }
+                focused.map(|pane| Request::Restart { pane: pane.0 })
+            }
         };
         request.and_then(|request| self.instance.perform(request))
+    }
+
+    /// The configuration file changed: a good one takes effect now (look, keys; threads that
+    /// changed are only marked), a broken one is shown in the `config` tab and changes nothing.
+    pub(super) fn reload_config(&mut self) {
+        match self.instance.reload_config() {
+            Some(config) => {
+                if config.font.size != self.config.font.size {
+                    self.base_font_size = config.font.size;
+                    self.font_size = config.font.size;
+                }
+                if let Some(surface) = &mut self.surface {
+                    let mut look = Look::of(&config);
+                    look.font_size = self.font_size;
+                    surface.set_look(&look);
+                    surface.set_font_size(self.font_size);
+                }
+                self.config = config;
+                self.show_config_problems(None);
+                self.fit();
+            }
+            None => {
+                let problems = self.instance.workspace().config_problems().map(str::to_owned);
+                self.show_config_problems(problems);
+            }
+        }
+        self.redraw();
+    }
+
+    /// Show the configuration's problems in the `config` tab (opened, or refreshed), or close
+    /// the tab when there are none. The focus stays where it is.
+    pub(super) fn show_config_problems(&mut self, problems: Option<String>) {
+        let workspace = self.instance.workspace_mut();
+        if let Some(pane) = self.config_notice.take() {
+            drop(workspace.take(pane));
+        }
+        let Some(problems) = problems else {
+            return;
+        };
+        let text = format!(
+            "paddock's configuration has problems. Until they are fixed paddock keeps the last \
+             good configuration (or its defaults). Check with `paddock config check`.\n\n{problems}\n"
+        );
+        let focused = workspace.mux().focused_pane();
+        let notice = workspace.open_notice("config", &text);
+        workspace.focus(focused.unwrap_or(notice));
+        self.config_notice = Some(notice);
     }
 
     pub(super) fn set_font_size(&mut self, size: f32) {

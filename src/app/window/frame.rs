@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::app::Workspace;
+use crate::input::Chord;
 use crate::mux::{PaneId, Rect};
 use crate::render::chrome;
 use crate::render::scene::{
@@ -65,6 +66,8 @@ pub struct FrameContext<'a> {
     pub grid: TermSize,
     /// Where the grid starts in the window (below the tab bar, inside the padding).
     pub origin: [f32; 2],
+    /// The chord that restarts a thread, named where a thread's configuration changed.
+    pub restart_chord: Option<Chord>,
     pub theme: &'a Theme,
     pub software: bool,
     pub views: &'a HashMap<PaneId, PaneView>,
@@ -107,7 +110,7 @@ impl FrameBuilder {
             let origin = [x, strip_y + header as f32 * cell.height];
             let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
             if header > 0 {
-                let strip = title_strip(workspace, *pane, &term, view, rect.cols);
+                let strip = title_strip(workspace, *pane, &term, view, rect.cols, cx.restart_chord);
                 let background = if focused { cx.theme.focused_strip } else { cx.theme.strip };
                 let width = rect.cols as f32 * cell.width;
                 rects.push(RectInstance::new(x, strip_y, width, cell.height, background));
@@ -203,6 +206,7 @@ fn title_strip(
     term: &Terminal,
     view: &PaneView,
     cols: usize,
+    restart_chord: Option<Chord>,
 ) -> Terminal {
     let program = workspace
         .command_of(pane)
@@ -215,6 +219,10 @@ fn title_strip(
             Some(chrome::search_prompt(&search.query, missing))
         }
         None => match view.scrolled_back(term) {
+            0 if workspace.config_changed(pane) => Some(match restart_chord {
+                Some(chord) => format!("config changed: {chord} restarts"),
+                None => "config changed".to_owned(),
+            }),
             0 => None,
             n => Some(format!("\u{2191} {n} lines")),
         },

@@ -41,6 +41,8 @@ enum UserEvent {
     Wake,
     Call(Call),
     Signal(Signal),
+    /// The configuration file was edited.
+    ConfigChanged,
 }
 
 /// Run with a window until it is closed or the instance is stopped. Returns the exit code.
@@ -63,6 +65,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
     let config = options.config.clone();
     forward(instance.calls().clone(), proxy.clone(), UserEvent::Call);
     forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
+    forward(instance.config_changes(), proxy.clone(), |()| UserEvent::ConfigChanged);
     let gpu_instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(
         Box::new(event_loop.owned_display_handle()),
     ));
@@ -81,7 +84,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         clipboard: Clipboard::new(),
         font_size: config.font.size,
         base_font_size: config.font.size,
-        config_problems: options.config_problems.clone(),
+        config_notice: None,
         config,
     };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
@@ -127,8 +130,8 @@ struct WindowApp {
     base_font_size: f32,
     /// The configuration in force (the last good one).
     config: Config,
-    /// What is wrong with the configuration file, shown in a tab at start.
-    config_problems: Option<String>,
+    /// The tab showing what is wrong with the configuration file, while something is.
+    config_notice: Option<PaneId>,
 }
 
 impl WindowApp {
@@ -208,6 +211,7 @@ impl WindowApp {
             cell: surface.cell_size(),
             grid: surface.grid(),
             origin: surface.grid_origin(),
+            restart_chord: self.config.keys.chord_of(crate::input::Action::RestartThread),
             theme: surface.theme(),
             software: surface.is_software(),
             views: &self.views,
@@ -321,16 +325,8 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         if let Err(e) = self.instance.open_first_tab() {
             return self.fail(event_loop, e);
         }
-        if let Some(problems) = self.config_problems.take() {
-            let text = format!(
-                "paddock's configuration has problems, so paddock started with its defaults.\n\
-                 Fix them and check with `paddock config check`:\n\n{problems}\n"
-            );
-            let workspace = self.instance.workspace_mut();
-            let first = workspace.mux().focused_pane();
-            let notice = workspace.open_notice("config", &text);
-            workspace.focus(first.unwrap_or(notice));
-        }
+        let problems = self.instance.workspace().config_problems().map(str::to_owned);
+        self.show_config_problems(problems);
         self.redraw();
     }
 
@@ -348,6 +344,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                 self.redraw();
             }
             UserEvent::Signal(Signal::Stop(_)) => self.stop(event_loop, 0),
+            UserEvent::ConfigChanged => self.reload_config(),
             UserEvent::Signal(Signal::Child) => {
                 if let Some(code) = self.instance.first_exit() {
                     return self.stop(event_loop, code);

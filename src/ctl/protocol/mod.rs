@@ -19,8 +19,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
 /// Every verb, for messages that list them.
-pub const VERBS: &[&str] =
-    &["ls", "new", "split", "send", "capture", "focus", "close", "kill", "resize", "stop"];
+pub const VERBS: &[&str] = &[
+    "ls", "new", "split", "send", "capture", "focus", "close", "kill", "resize", "restart", "stop",
+];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verb", rename_all = "snake_case", deny_unknown_fields)]
@@ -73,6 +74,11 @@ pub enum Request {
         pane: u32,
         cols: usize,
         rows: usize,
+    },
+    /// Start a configured thread's pane again with the thread's definition in the current
+    /// configuration (its old program is closed as `close` would).
+    Restart {
+        pane: u32,
     },
     /// End the instance: every pane is closed.
     Stop,
@@ -251,6 +257,10 @@ pub struct InstanceInfo {
     pub pid: u32,
     pub socket: PathBuf,
     pub panes: Vec<PaneInfo>,
+    /// What is wrong with the configuration file now, when something is (the last good
+    /// configuration stays in force).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_problems: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -268,6 +278,10 @@ pub struct PaneInfo {
     /// The title the program set (OSC 0/2), if any.
     #[serde(default)]
     pub title: Option<String>,
+    /// The pane's thread is defined differently in the configuration now than when it
+    /// started (`restart` applies the new definition).
+    #[serde(default)]
+    pub config_changed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -155,3 +155,50 @@ fn a_broken_config_never_stops_paddock_it_says_why_and_uses_the_defaults() {
     assert!(stderr.contains("the configuration has problems; using the defaults"), "{stderr}");
     assert!(stderr.contains("config.ron:1:14: scrollback: expected"), "{stderr}");
 }
+
+/// Live reload: an edit never restarts a running thread (it is marked instead), a broken edit
+/// keeps the last good configuration and says what is wrong, and `restart` applies the new
+/// definition in the same pane.
+#[test]
+fn an_edit_marks_a_running_thread_a_broken_edit_keeps_the_old_config_and_restart_applies_it() {
+    let runtime = Runtime::new();
+    let thread = |greeting: &str| {
+        format!(
+            "(threads: [(name: \"agent\", command: [\"sh\", \"-c\", \"echo {greeting} $$; exec sleep 60\"])])"
+        )
+    };
+    let path = write_config(&runtime, &thread("first"));
+    let instance = runtime.start(&[]);
+    instance.wait_for_text("1", "first");
+    let pid = instance.pane(1)["pid"].clone();
+    assert_eq!(instance.pane(1)["config_changed"], false);
+
+    std::fs::write(&path, thread("second")).expect("edit");
+    super::wait_for("the pane to be marked", || instance.pane(1)["config_changed"] == true);
+    let pane = instance.pane(1);
+    assert_eq!((pane["pid"].clone(), pane["status"].clone()), (pid.clone(), "running".into()));
+    assert!(text(&instance.run(&["ls"]).stdout).contains("running, config changed"));
+
+    // A broken edit: nothing changes but the problems shown; the pane keeps running.
+    std::fs::write(&path, "(threads: [(name: \"agent\", command: [\"sh\"], colour: 1)])")
+        .expect("edit");
+    super::wait_for("the problems to show", || {
+        instance.ls()["instances"][0]["config_problems"].is_string()
+    });
+    let problems =
+        instance.ls()["instances"][0]["config_problems"].as_str().unwrap_or("").to_owned();
+    assert!(problems.contains("threads[0].colour: unknown field `colour`"), "{problems}");
+    assert!(text(&instance.run(&["ls"]).stdout).contains("the configuration has 1 problem"));
+    let out = instance.run(&["ctl", "restart", "--pane", "1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    instance.wait_for_text("1", "second");
+    assert_ne!(instance.pane(1)["pid"], pid, "restarted from the last good definition");
+
+    // Fixed: the problems go; the running thread matches the file again.
+    std::fs::write(&path, thread("second")).expect("edit");
+    super::wait_for("the problems to clear", || {
+        instance.ls()["instances"][0]["config_problems"].is_null()
+    });
+    assert_eq!(instance.pane(1)["config_changed"], false);
+    assert_eq!(instance.pane(1)["status"], "running");
+}
