@@ -83,7 +83,7 @@ fn load_config(args: &RunArgs, path: Option<&std::path::Path>) -> (Config, Optio
     let Some(path) = path else {
         return (Config::default(), None);
     };
-    match config::load(&path) {
+    match config::load(path) {
         Ok(Some(config)) => (config, None),
         Ok(None) if args.config.is_some() => {
             (Config::default(), Some(format!("{}: no such file", path.display())))
