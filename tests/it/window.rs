@@ -307,3 +307,65 @@ fn a_window_selects_copies_pastes_scrolls_back_and_searches() {
     wait_for("typing after the search", || app.screen().contains("\nafter-search\n"));
     app.stop();
 }
+
+/// The configuration in a real window: threads open in their split, the theme's background
+/// and padding are drawn, an edit of the theme shows at once, and a broken edit opens a
+/// `config` tab while the threads keep running.
+#[test]
+fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
+    let x = Xvfb::start();
+    let runtime = runtime_dir("config");
+    let dir = runtime.join("config/paddock");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    let path = dir.join("config.ron");
+    let config = |background: &str| {
+        format!(
+            r#"(
+                theme: (background: "{background}"),
+                padding: 12,
+                threads: [
+                    (name: "agent", command: ["bash", "--norc", "--noprofile"]),
+                    (name: "side", command: ["sh", "-c", "echo side; exec sleep 600"], place: RightOf("agent")),
+                ],
+            )"#
+        )
+    };
+    std::fs::write(&path, config("#203040")).expect("write config");
+    let app = Windowed::start_with(&x, "config", &[]);
+    let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
+    assert!(ls.contains(" agent ") && ls.contains(" side "), "{ls}");
+    wait_for("the side thread's output", || app.ctl(&["capture", "--pane", "2"]).contains("side"));
+
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/window-test");
+    std::fs::create_dir_all(&shots).expect("screenshot dir");
+    let shot = shots.join("config.png");
+    let shows = |color: [u8; 3]| {
+        run(x.command("import").args(["-window", "root"]).arg(format!("PNG32:{}", shot.display())));
+        let image = crate::images::read_png(&shot).expect("read the screenshot");
+        let count = (0..image.height)
+            .flat_map(|y| (0..image.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| pixel(&image, x, y) == color)
+            .count();
+        // Most of a window of at least 640x480 is background.
+        count > 100_000
+    };
+    wait_for("the configured background", || shows([0x20, 0x30, 0x40]));
+    std::fs::write(&path, config("#402010")).expect("edit config");
+    wait_for("the edited background, without a restart", || shows([0x40, 0x20, 0x10]));
+    eprintln!("screenshot: {}", shot.display());
+
+    let agent_screen = app.ctl(&["capture", "--pane", "1"]);
+    std::fs::write(&path, "(theme: (background: 12))").expect("break config");
+    wait_for("a config tab", || {
+        run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket])).contains(" config ")
+    });
+    let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
+    assert!(ls.contains("the configuration has 1 problem"), "{ls}");
+    assert!(
+        ls.lines().filter(|l| l.contains(" running")).count() >= 2,
+        "threads keep running: {ls}"
+    );
+    assert!(shows([0x40, 0x20, 0x10]), "the last good look stays");
+    assert_eq!(app.ctl(&["capture", "--pane", "1"]), agent_screen, "the agent's pane is untouched");
+    app.stop();
+}

@@ -213,6 +213,11 @@ fn title_strip(
         .and_then(|c| c.first())
         .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
         .unwrap_or_default();
+    // A configured thread is named: splits in one tab may run different agents.
+    let program = match workspace.thread_of(pane) {
+        Some(thread) => format!("{} \u{b7} {program}", thread.name),
+        None => program,
+    };
     let right = match &view.search {
         Some(search) => {
             let missing = !search.query.is_empty() && search.current.is_none();
