@@ -122,7 +122,7 @@ pub struct PulseSettings {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            font: FontConfig { family: crate::render::text::FAMILY.to_owned(), size: 15.0 },
+            font: FontConfig { family: crate::render::FONT_FAMILY.to_owned(), size: 15.0 },
             theme: ThemeColors::default(),
             scrollback_lines: 10_000,
             padding: 0,

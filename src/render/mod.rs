@@ -10,6 +10,9 @@ pub mod text;
 
 use thiserror::Error;
 
+/// The family name of the bundled font (assets/fonts), the default primary font.
+pub const FONT_FAMILY: &str = "JetBrains Mono";
+
 #[derive(Debug, Error)]
 pub enum RenderError {
     #[error(

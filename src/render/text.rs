@@ -22,7 +22,7 @@ use super::RenderError;
 use crate::term::{Cell, Rgb, Row, StyleFlags, Terminal};
 
 /// The family name of the bundled font.
-pub const FAMILY: &str = "JetBrains Mono";
+pub const FAMILY: &str = super::FONT_FAMILY;
 
 const BUNDLED: [&[u8]; 4] = [
     include_bytes!("../../assets/fonts/JetBrainsMono-Regular.ttf"),

@@ -47,6 +47,22 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("src/view", PURE),
     ("src/input", PURE),
     ("src/pty", &["winit", "wgpu", "glyphon", "crate::render", "crate::app", "crate::ctl"]),
+    // The configuration is data and checks: no window, GPU, PTY or control socket; of drawing
+    // it knows only the pure scene's default colors.
+    (
+        "src/config",
+        &[
+            "winit",
+            "wgpu",
+            "glyphon",
+            "portable_pty",
+            "crate::pty",
+            "crate::app",
+            "crate::ctl",
+            "crate::render::text",
+            "crate::render::gpu",
+        ],
+    ),
     (
         "src/ctl",
         &["winit", "wgpu", "glyphon", "portable_pty", "crate::render", "crate::app", "crate::pty"],
