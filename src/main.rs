@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::Parser;
 
 use cli::{Cli, Command, ConfigVerb, Format, ReplayArgs, RunArgs};
-use paddock::config::{self, Config};
+use paddock::config;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -79,17 +79,18 @@ fn check_config(path: Option<std::path::PathBuf>) -> ExitCode {
 
 /// The configuration to run with: the file's (`--config`, else the default place), or the
 /// defaults and the reason when it cannot be used. A bad file never stops paddock.
-fn load_config(args: &RunArgs, path: Option<&std::path::Path>) -> (Config, Option<String>) {
+#[cfg(unix)]
+fn load_config(args: &RunArgs, path: Option<&std::path::Path>) -> (config::Config, Option<String>) {
     let Some(path) = path else {
-        return (Config::default(), None);
+        return (config::Config::default(), None);
     };
     match config::load(path) {
         Ok(Some(config)) => (config, None),
         Ok(None) if args.config.is_some() => {
-            (Config::default(), Some(format!("{}: no such file", path.display())))
+            (config::Config::default(), Some(format!("{}: no such file", path.display())))
         }
-        Ok(None) => (Config::default(), None),
-        Err(diagnostics) => (Config::default(), Some(diagnostics.to_string())),
+        Ok(None) => (config::Config::default(), None),
+        Err(diagnostics) => (config::Config::default(), Some(diagnostics.to_string())),
     }
 }
 
