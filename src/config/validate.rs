@@ -29,6 +29,16 @@ impl Checker<'_> {
         self.diagnostics.push(Diagnostic { position, path: path.clone(), message: message.into() });
     }
 
+    /// `value` when it is at most `max`; else a problem.
+    fn at_most(&mut self, path: &FieldPath, value: usize, max: usize, unit: &str) -> Option<usize> {
+        if value <= max {
+            Some(value)
+        } else {
+            self.report(path, format!("expected at most {max} {unit}, found {value}"));
+            None
+        }
+    }
+
     /// `~` and `~/…` expanded; relative paths refused.
     fn absolute(&mut self, path: &FieldPath, text: &str) -> Option<PathBuf> {
         let expanded = match (text.strip_prefix('~'), &self.home) {
@@ -95,21 +105,15 @@ pub fn validate(
     if let Some(theme) = raw.theme {
         config.theme = theme_colors(&mut check, &root.field("theme"), theme);
     }
-    if let Some(lines) = raw.scrollback {
-        if lines <= MAX_SCROLLBACK {
-            config.scrollback_lines = lines;
-        } else {
-            let message = format!("expected at most {MAX_SCROLLBACK} lines, found {lines}");
-            check.report(&root.field("scrollback"), message);
-        }
+    let at = root.field("scrollback");
+    if let Some(lines) = raw.scrollback.and_then(|n| check.at_most(&at, n, MAX_SCROLLBACK, "lines"))
+    {
+        config.scrollback_lines = lines;
     }
-    if let Some(padding) = raw.padding {
-        if padding <= MAX_PADDING {
-            config.padding = padding;
-        } else {
-            let message = format!("expected at most {MAX_PADDING} pixels, found {padding}");
-            check.report(&root.field("padding"), message);
-        }
+    let at = root.field("padding");
+    let max = MAX_PADDING as usize;
+    if let Some(padding) = raw.padding.and_then(|p| check.at_most(&at, p as usize, max, "pixels")) {
+        config.padding = padding as u32;
     }
     if let Some(keys) = raw.keys {
         keys_into(&mut check, &root.field("keys"), keys, &mut config.keys);
