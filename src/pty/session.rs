@@ -299,7 +299,7 @@ impl PaneSession {
     /// A pane that runs nothing and shows `text` (lines, as a program would print them).
     pub fn notice(text: &str, size: TermSize, scrollback_lines: usize) -> PaneSession {
         let mut term = Terminal::new(size, TermConfig { scrollback_lines });
-        term.advance(text.replace('\n', "\r\n").as_bytes());
+        term.advance(wrap_words(text, size.cols).replace('\n', "\r\n").as_bytes());
         // No cursor: nothing here takes input.
         term.advance(b"\x1b[?25l");
         PaneSession { term: Arc::new(Mutex::new(term)), process: None }
@@ -364,6 +364,33 @@ impl PaneSession {
     }
 }
 
+/// `text` with lines broken between words to fit `cols` (a word longer than that is left to
+/// the terminal to wrap).
+fn wrap_words(text: &str, cols: usize) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut width = 0;
+        for (j, word) in line.split(' ').enumerate() {
+            let len = unicode_width::UnicodeWidthStr::width(word);
+            if j > 0 {
+                if width > 0 && width + 1 + len > cols {
+                    out.push('\n');
+                    width = 0;
+                } else {
+                    out.push(' ');
+                    width += 1;
+                }
+            }
+            out.push_str(word);
+            width += len;
+        }
+    }
+    out
+}
+
 fn pty_size(size: TermSize) -> PtySize {
     // The same bounds as the model's, so the program and the screen agree on the size.
     let clamp = |n: usize| n.clamp(1, MAX_DIMENSION) as u16;
@@ -419,5 +446,18 @@ fn write_input(
         if written.is_err() {
             break;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_words;
+
+    #[test]
+    fn notices_break_between_words() {
+        assert_eq!(wrap_words("one two three four", 9), "one two\nthree\nfour");
+        assert_eq!(wrap_words("a\n\nb c", 3), "a\n\nb c");
+        assert_eq!(wrap_words("averyveryverylongword x", 5), "averyveryverylongword\nx");
+        assert_eq!(wrap_words("  indented", 20), "  indented");
     }
 }

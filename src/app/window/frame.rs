@@ -186,10 +186,16 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
             let title = workspace
                 .session(tab.focus())
                 .and_then(|s| s.terminal().lock().ok().and_then(|t| t.title().map(str::to_owned)));
-            match (&tab.thread, title) {
+            let name = match (&tab.thread, title) {
                 (Some(thread), _) => thread.clone(),
                 (None, Some(title)) if !title.is_empty() => title,
                 _ => tab.name.clone(),
+            };
+            // Seen from any tab: a thread here is defined differently now.
+            if tab.panes().iter().any(|pane| workspace.config_changed(*pane)) {
+                format!("{name} \u{b7} config changed")
+            } else {
+                name
             }
         })
         .collect();

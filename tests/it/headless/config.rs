@@ -73,7 +73,7 @@ fn a_thread_with_a_lock_does_not_start_and_its_pane_says_why() {
         ),
     );
     let instance = runtime.start(&[]);
-    let screen = instance.wait_for_text("1", "was not started").replace('\n', "");
+    let screen = instance.wait_for_text("1", "was not started").replace('\n', " ");
     assert!(
         screen.contains(
             "thread \"locked\" was not started: its configuration asks for a folder lock"
