@@ -57,6 +57,45 @@ pub enum Command {
     Ctl(CtlArgs),
     /// The configuration file: where it is, and whether it is right.
     Config(ConfigArgs),
+    /// The folder and network lock: run one command locked, or see what this system enforces.
+    Sandbox(SandboxArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    #[command(subcommand)]
+    pub verb: SandboxVerb,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SandboxVerb {
+    /// Run CMD under a lock in this terminal; exit with its exit code (125 when the lock
+    /// cannot be applied: the command then does not run).
+    Run {
+        /// A folder it may read and write (repeatable).
+        #[arg(long, value_name = "DIR")]
+        write: Vec<PathBuf>,
+        /// A folder (or file) it may only read (repeatable).
+        #[arg(long, value_name = "DIR")]
+        read: Vec<PathBuf>,
+        /// A path inside those it may not change (repeatable).
+        #[arg(long, value_name = "PATH")]
+        protect: Vec<PathBuf>,
+        /// The network: off (only unix sockets, and a private localhost) or on.
+        #[arg(long, value_enum, default_value_t = Net::Off)]
+        net: Net,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Print what this system can enforce, and why not when it cannot.
+    Probe,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Net {
+    Off,
+    On,
 }
 
 #[derive(Debug, Args)]

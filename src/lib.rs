@@ -17,5 +17,6 @@ pub mod mux;
 pub mod pty;
 pub mod render;
 pub mod replay;
+pub mod sandbox;
 pub mod term;
 pub mod view;

@@ -3,6 +3,7 @@
 mod cli;
 #[cfg(unix)]
 mod remote;
+mod sandbox_cli;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -14,6 +15,14 @@ use cli::{Cli, Command, ConfigVerb, Format, ReplayArgs, RunArgs};
 use paddock::config;
 
 fn main() -> ExitCode {
+    // The lock's launcher runs first in a locked pane: before anything else, single-threaded.
+    #[cfg(target_os = "linux")]
+    {
+        let mut args = std::env::args_os().skip(1);
+        if args.next().as_deref() == Some(paddock::sandbox::linux::LAUNCHER_VERB.as_ref()) {
+            paddock::sandbox::linux::launch::main(args.collect());
+        }
+    }
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Replay(args)) => finish("paddock replay", replay(&args), 2),
@@ -38,6 +47,7 @@ fn main() -> ExitCode {
                 }
             },
         },
+        Some(Command::Sandbox(args)) => sandbox_cli::run(args.verb),
         None => run(cli.run),
     }
 }

@@ -1,0 +1,100 @@
+//! The seccomp filter of a lock: system calls a locked command never needs and that would get
+//! around the rest of the lock. Each fails with EPERM (clone3 with ENOSYS, so that the C
+//! library falls back to clone, whose flags the filter can read).
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    apply_filter, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition,
+    SeccompFilter, SeccompRule, TargetArch,
+};
+
+/// Denied whatever their arguments.
+const DENIED: &[libc::c_long] = &[
+    // io_uring can open sockets and files without the system calls filtered here.
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+    // Other processes' memory.
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    // The kernel keyring holds the user's secrets.
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_userfaultfd,
+    // Mount and namespace changes (already refused without capabilities; twice is safer).
+    libc::SYS_setns,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_open_tree,
+    libc::SYS_move_mount,
+    libc::SYS_fsopen,
+    libc::SYS_fsmount,
+    libc::SYS_fsconfig,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
+];
+
+/// TIOCSTI types into the terminal as if the user had; TIOCLINUX can do the same on a console.
+const TIOCSTI: u64 = 0x5412;
+const TIOCLINUX: u64 = 0x541C;
+const IPPROTO_MPTCP: u64 = 262;
+
+pub fn apply() -> Result<(), String> {
+    build()
+        .and_then(|(deny, no_clone3)| {
+            apply_filter(&no_clone3)?;
+            apply_filter(&deny)
+        })
+        .map_err(|e| format!("cannot apply the seccomp filter: {e}"))
+}
+
+fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::Error> {
+    let arch: TargetArch = std::env::consts::ARCH.try_into()?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for call in DENIED {
+        rules.insert(*call, vec![]);
+    }
+    let arg = |index, op, value| SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value);
+    // Unix, IP and netlink sockets only: no packet or raw access to the host's links, no vsock
+    // (which reaches the hypervisor whatever the network namespace), no bluetooth, CAN, …
+    // Without the network, IP reaches only the pane's own loopback (its network namespace).
+    let others = [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK]
+        .into_iter()
+        .map(|family| arg(0, SeccompCmpOp::Ne, family as u64))
+        .collect::<Result<Vec<_>, _>>()?;
+    let socket = vec![
+        SeccompRule::new(others)?,
+        // Multipath TCP is TCP that older Landlock versions do not see.
+        SeccompRule::new(vec![arg(2, SeccompCmpOp::Eq, IPPROTO_MPTCP)?])?,
+    ];
+    rules.insert(libc::SYS_socket, socket);
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            SeccompRule::new(vec![arg(1, SeccompCmpOp::Eq, TIOCSTI)?])?,
+            SeccompRule::new(vec![arg(1, SeccompCmpOp::Eq, TIOCLINUX)?])?,
+        ],
+    );
+    // No new user namespace, where capabilities would be whole again.
+    let newuser = libc::CLONE_NEWUSER as u64;
+    rules.insert(
+        libc::SYS_unshare,
+        vec![SeccompRule::new(vec![arg(0, SeccompCmpOp::MaskedEq(newuser), newuser)?])?],
+    );
+    rules.insert(
+        libc::SYS_clone,
+        vec![SeccompRule::new(vec![arg(0, SeccompCmpOp::MaskedEq(newuser), newuser)?])?],
+    );
+    let eperm = SeccompAction::Errno(libc::EPERM as u32);
+    let deny = SeccompFilter::new(rules, SeccompAction::Allow, eperm, arch)?.try_into()?;
+    let clone3 = BTreeMap::from([(libc::SYS_clone3, vec![])]);
+    let enosys = SeccompAction::Errno(libc::ENOSYS as u32);
+    let no_clone3 = SeccompFilter::new(clone3, SeccompAction::Allow, enosys, arch)?.try_into()?;
+    Ok((deny, no_clone3))
+}

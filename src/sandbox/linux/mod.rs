@@ -1,0 +1,127 @@
+//! The Linux lock: user, mount and network namespaces, Landlock and seccomp, applied by the
+//! launcher (`launch`) that a locked pane runs first.
+
+mod filter;
+mod landlock_rules;
+pub mod launch;
+mod view;
+
+use std::path::PathBuf;
+
+use super::policy::{Enforcement, Policy};
+use super::resolve::resolve;
+use super::{Isolation, Launch, Probe};
+
+/// The launcher's hidden subcommand of the paddock binary.
+pub const LAUNCHER_VERB: &str = "__sandbox-exec";
+
+pub struct Linux {
+    /// The paddock binary that runs the launcher.
+    pub exe: PathBuf,
+}
+
+/// The Landlock ABI of the running kernel, or why there is none.
+pub fn landlock_abi() -> Result<u32, String> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: landlock_create_ruleset(2) asking for the ABI version only.
+    let version = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if version < 0 {
+        let error = std::io::Error::last_os_error();
+        return Err(match error.raw_os_error() {
+            Some(libc::ENOSYS) => "the kernel has no Landlock".into(),
+            Some(libc::EOPNOTSUPP) => "Landlock is not enabled (boot with lsm=…,landlock)".into(),
+            _ => format!("cannot ask the kernel for Landlock: {error}"),
+        });
+    }
+    Ok(version as u32)
+}
+
+/// Whether this user may create user namespaces (tried in a child process, which exits).
+fn user_namespaces() -> Result<(), String> {
+    // SAFETY: fork(2); the child only calls async-signal-safe unshare(2) and _exit(2).
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("cannot fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // SAFETY: in the child.
+        unsafe {
+            let ok = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET);
+            libc::_exit(if ok == 0 { 0 } else { 1 });
+        }
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+        Ok(())
+    } else {
+        Err("this user may not create user namespaces (see /proc/sys/user/max_user_namespaces, \
+             kernel.apparmor_restrict_unprivileged_userns)"
+            .into())
+    }
+}
+
+impl Isolation for Linux {
+    fn probe(&self) -> Probe {
+        let mut lines = Vec::new();
+        let landlock = landlock_abi();
+        match &landlock {
+            Ok(abi) => lines.push(format!("Landlock: ABI {abi} (paddock needs 2, uses up to 7)")),
+            Err(why) => lines.push(format!("Landlock: no: {why}")),
+        }
+        let userns = user_namespaces();
+        match &userns {
+            Ok(()) => lines.push("user, mount and network namespaces: yes".into()),
+            Err(why) => lines.push(format!("user namespaces: no: {why}")),
+        }
+        lines.push("seccomp: yes (filter mode)".into());
+        let blocker = match (&landlock, &userns) {
+            (Err(why), _) => Some(why.clone()),
+            (Ok(abi), _) if *abi < 2 => Some(format!("Landlock ABI {abi} is too old (needs 2)")),
+            (_, Err(why)) => Some(why.clone()),
+            _ => None,
+        };
+        let gaps = match landlock {
+            Ok(abi) if abi < 6 => vec![format!(
+                "Landlock ABI {abi} cannot stop signals to your other processes (needs 6)"
+            )],
+            _ => Vec::new(),
+        };
+        Probe { lines, blocker, gaps }
+    }
+
+    fn wrap(&self, policy: &Policy, command: &[String]) -> Launch {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let resolved = match resolve(policy, home.as_deref()) {
+            Ok(resolved) => resolved,
+            Err(why) => return Launch::refused(why.to_string()),
+        };
+        let probe = self.probe();
+        if let Some(why) = probe.blocker {
+            return Launch::refused(format!("this system cannot enforce a lock: {why}"));
+        }
+        let mut gaps = probe.gaps;
+        gaps.extend(resolved.unprotected.iter().map(|path| {
+            format!("{} does not exist yet, and nothing stops its creation", path.display())
+        }));
+        let enforcement = if gaps.is_empty() {
+            Enforcement::Locked { network: policy.network }
+        } else {
+            Enforcement::Degraded(gaps.join("; "))
+        };
+        let json = serde_json::to_string(policy).unwrap_or_default();
+        let mut argv =
+            vec![self.exe.display().to_string(), LAUNCHER_VERB.into(), "--policy".into(), json];
+        argv.push("--".into());
+        argv.extend(command.iter().cloned());
+        Launch { argv: Some(argv), enforcement }
+    }
+}

@@ -1,0 +1,284 @@
+//! The filesystem a locked command sees, built from nothing: a fresh root (tmpfs) holding only
+//! the system's folders, the lock's folders at their own paths, the devices a program needs, a
+//! /tmp of its own, and empty folders for the home and working folders; everything else of the
+//! host (other home folders, /run and its sockets, paddock's control socket, other users'
+//! files) is not there at all. Then every mount is read-only, nosuid and nodev, except the
+//! lock's writable folders and the pane's temporary folders; protected paths are read-only
+//! mounts of their own inside them. Landlock enforces the same rules again, by path.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::sandbox::resolve::Resolved;
+
+/// Folders every program needs to read and run from, shown where they are.
+pub const SYSTEM: &[&str] =
+    &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix"];
+/// Devices a program may open besides its terminal.
+pub const DEVICES: &[&str] =
+    &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
+
+/// Where the new root is assembled before it becomes `/` (any mount point will do: what was
+/// there is reached through descriptors opened beforehand).
+const STAGE: &str = "/tmp";
+const OLD_ROOT: &str = ".paddock-old-root";
+
+/// How a host path appears in the view.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    System,
+    Info,
+    Device,
+    Read,
+    Write,
+    Protect,
+}
+
+/// Build the view and move into it. Returns the pane's temporary folder.
+pub fn build(
+    resolved: &Resolved,
+    home: Option<&Path>,
+    cwd: Option<&Path>,
+    tty: Option<&Path>,
+) -> Result<PathBuf, String> {
+    mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    // Every source is opened first: the stage is mounted over some of them.
+    let mut sources: Vec<(PathBuf, File, Role)> = Vec::new();
+    let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for path in SYSTEM.iter().map(Path::new) {
+        match std::fs::read_link(path) {
+            // Merged /usr: /bin -> usr/bin stays a link.
+            Ok(target) => links.push((path.to_owned(), target)),
+            Err(_) => open_source(&mut sources, path, Role::System)?,
+        }
+    }
+    if resolved.network {
+        // /etc/resolv.conf usually points here.
+        open_source(&mut sources, Path::new("/run/systemd/resolve"), Role::System)?;
+    }
+    for path in ["/proc", "/sys"] {
+        open_source(&mut sources, Path::new(path), Role::Info)?;
+    }
+    for path in DEVICES.iter().map(Path::new).chain(tty).chain([Path::new("/dev/pts")]) {
+        open_source(&mut sources, path, Role::Device)?;
+    }
+    for path in &resolved.read {
+        open_source(&mut sources, path, Role::Read)?;
+    }
+    for path in &resolved.write {
+        open_source(&mut sources, path, Role::Write)?;
+    }
+    for path in &resolved.protect {
+        open_source(&mut sources, path, Role::Protect)?;
+    }
+    // Outer folders before the ones inside them; protections last, on top.
+    sources.sort_by_key(|(path, _, role)| (*role == Role::Protect, path.components().count()));
+
+    let stage = Path::new(STAGE);
+    mount(Some(Path::new("tmpfs")), stage, Some("tmpfs"), 0, Some("mode=0755"))?;
+    let inside = |path: &Path| stage.join(path.strip_prefix("/").unwrap_or(path));
+    for (path, target) in &links {
+        std::os::unix::fs::symlink(target, inside(path))
+            .map_err(|e| format!("cannot link {}: {e}", path.display()))?;
+    }
+    std::fs::create_dir_all(inside(Path::new("/dev")))
+        .map_err(|e| format!("cannot make /dev: {e}"))?;
+    mount(
+        Some(Path::new("tmpfs")),
+        &inside(Path::new("/dev")),
+        Some("tmpfs"),
+        0,
+        Some("mode=0755"),
+    )?;
+    for (path, file, _) in &sources {
+        let target = inside(path);
+        make_mount_point(&target, file)?;
+        let source = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        mount(Some(&source), &target, None, libc::MS_BIND | libc::MS_REC, None)
+            .map_err(|e| format!("{e} (showing {})", path.display()))?;
+    }
+    for (link, target) in [
+        ("/dev/fd", "/proc/self/fd"),
+        ("/dev/stdin", "/proc/self/fd/0"),
+        ("/dev/stdout", "/proc/self/fd/1"),
+        ("/dev/stderr", "/proc/self/fd/2"),
+        ("/dev/ptmx", "pts/ptmx"),
+    ] {
+        let _ = std::os::unix::fs::symlink(target, inside(Path::new(link)));
+    }
+    // The pane's own temporary folders, and empty home and working folders to stand in.
+    let fresh = ["/tmp", "/dev/shm"];
+    for path in fresh {
+        let target = inside(Path::new(path));
+        std::fs::create_dir_all(&target).map_err(|e| format!("cannot make {path}: {e}"))?;
+        let flags = libc::MS_NOSUID | libc::MS_NODEV;
+        mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), flags, Some("mode=1777"))?;
+    }
+    for path in home.into_iter().chain(cwd) {
+        let _ = std::fs::create_dir_all(inside(path));
+    }
+    drop(sources);
+
+    enter(stage)?;
+    let root = Path::new("/");
+    set_mount_attrs(root, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0)?;
+    for path in DEVICES.iter().map(Path::new).chain(tty).chain([Path::new("/dev/pts")]) {
+        if path.exists() {
+            set_mount_attrs(path, 0, MOUNT_ATTR_NODEV)?;
+        }
+    }
+    for path in resolved.write.iter().map(PathBuf::as_path).chain(fresh.map(Path::new)) {
+        set_mount_attrs(path, 0, MOUNT_ATTR_RDONLY)?;
+    }
+    // A read-only folder inside a writable one stays read-only; so do protected paths.
+    let in_writable = |p: &Path| resolved.write.iter().any(|w| p.starts_with(w) && p != w);
+    for path in resolved.read.iter().filter(|p| in_writable(p)).chain(&resolved.protect) {
+        set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
+    }
+    let start = cwd.filter(|c| c.is_dir()).or(home).unwrap_or(root);
+    std::env::set_current_dir(start)
+        .map_err(|e| format!("cannot enter {}: {e}", start.display()))?;
+    Ok(PathBuf::from("/tmp"))
+}
+
+fn open_source(
+    sources: &mut Vec<(PathBuf, File, Role)>,
+    path: &Path,
+    role: Role,
+) -> Result<(), String> {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
+        .open(path);
+    match opened {
+        Ok(file) => {
+            sources.push((path.to_owned(), file, role));
+            Ok(())
+        }
+        // A system folder or device this host does not have.
+        Err(_) if matches!(role, Role::System | Role::Info | Role::Device) => Ok(()),
+        Err(e) => Err(format!("cannot open {}: {e}", path.display())),
+    }
+}
+
+/// An empty folder or file for `source` to be mounted on.
+fn make_mount_point(target: &Path, source: &File) -> Result<(), String> {
+    let is_dir = source.metadata().map(|m| m.is_dir()).unwrap_or(false);
+    let made = if is_dir {
+        std::fs::create_dir_all(target)
+    } else {
+        let parent = target.parent().unwrap_or(Path::new("/"));
+        std::fs::create_dir_all(parent).and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(target)
+                .map(drop)
+        })
+    };
+    made.map_err(|e| format!("cannot make a mount point at {}: {e}", target.display()))
+}
+
+/// Make `stage` the root; the old root is detached whole.
+fn enter(stage: &Path) -> Result<(), String> {
+    let old = stage.join(OLD_ROOT);
+    std::fs::create_dir_all(&old).map_err(|e| format!("cannot make {}: {e}", old.display()))?;
+    let (new_c, old_c) = (cstring(stage)?, cstring(&old)?);
+    // SAFETY: pivot_root(2), chdir(2), umount2(2) with valid NUL-terminated paths.
+    unsafe {
+        if libc::syscall(libc::SYS_pivot_root, new_c.as_ptr(), old_c.as_ptr()) != 0 {
+            return Err(format!("cannot change the root: {}", std::io::Error::last_os_error()));
+        }
+        libc::chdir(c"/".as_ptr());
+        let old_in_new = cstring(&Path::new("/").join(OLD_ROOT))?;
+        if libc::umount2(old_in_new.as_ptr(), libc::MNT_DETACH) != 0 {
+            return Err(format!(
+                "cannot let go of the old root: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir(Path::new("/").join(OLD_ROOT));
+    Ok(())
+}
+
+fn cstring(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{} has a NUL byte", path.display()))
+}
+
+fn mount(
+    source: Option<&Path>,
+    target: &Path,
+    fstype: Option<&str>,
+    flags: libc::c_ulong,
+    data: Option<&str>,
+) -> Result<(), String> {
+    let source = source.map(cstring).transpose()?;
+    let target_c = cstring(target)?;
+    let fstype = fstype.map(|t| CString::new(t).unwrap_or_default());
+    let data = data.map(|d| CString::new(d).unwrap_or_default());
+    let ptr = |c: &Option<CString>| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+    // SAFETY: NUL-terminated strings that outlive the call (or null where mount(2) allows it).
+    let result = unsafe {
+        libc::mount(
+            ptr(&source),
+            target_c.as_ptr(),
+            ptr(&fstype),
+            flags,
+            ptr(&data) as *const libc::c_void,
+        )
+    };
+    if result != 0 {
+        return Err(format!(
+            "cannot mount on {}: {}",
+            target.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// Set and clear mount flags on the mount at `path` and every mount below it (mount_setattr,
+/// Linux 5.12).
+fn set_mount_attrs(path: &Path, set: u64, clear: u64) -> Result<(), String> {
+    let target = cstring(path)?;
+    let attr = MountAttr { attr_set: set, attr_clr: clear, propagation: 0, userns_fd: 0 };
+    // SAFETY: mount_setattr(2) with a valid path and an attribute struct of the size passed.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            AT_RECURSIVE,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if result != 0 {
+        return Err(format!(
+            "cannot change the mount flags of {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! The folder and network lock: what a locked thread's commands can touch, enforced by the
+//! kernel. [`Isolation`] is what a platform can do (`probe`) and how it runs a command under a
+//! [`Policy`] (`wrap`); a lock that cannot be enforced as written refuses to run the command.
+//!
+//! Linux: user, mount and network namespaces, Landlock and seccomp, applied by a launcher
+//! (`paddock __sandbox-exec`) that runs first in the pane's PTY. Elsewhere: not yet, and a
+//! lock is refused.
+
+pub mod policy;
+pub mod resolve;
+
+#[cfg(target_os = "linux")]
+pub mod linux;
+
+pub use policy::{Enforcement, Policy};
+
+/// What the host can enforce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// One line per mechanism, for `paddock sandbox probe`.
+    pub lines: Vec<String>,
+    /// Why no lock can be enforced here at all, if that is so.
+    pub blocker: Option<String>,
+    /// Parts of a lock this host cannot enforce (a lock is then degraded, and says so).
+    pub gaps: Vec<String>,
+}
+
+/// How to run a command under a lock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The program and arguments to start instead of the command; `None` when refused.
+    pub argv: Option<Vec<String>>,
+    /// What the lock will enforce.
+    pub enforcement: Enforcement,
+}
+
+impl Launch {
+    pub fn refused(why: String) -> Launch {
+        Launch { argv: None, enforcement: Enforcement::Refused(why) }
+    }
+}
+
+/// A platform's way of locking commands.
+pub trait Isolation {
+    fn probe(&self) -> Probe;
+    /// The command to run in place of `command` so that it runs under `policy`.
+    fn wrap(&self, policy: &Policy, command: &[String]) -> Launch;
+}
+
+/// Where no lock can be enforced: every lock is refused.
+pub struct Unsupported;
+
+impl Isolation for Unsupported {
+    fn probe(&self) -> Probe {
+        let why = "paddock cannot lock commands on this platform yet".to_owned();
+        Probe { lines: vec![why.clone()], blocker: Some(why), gaps: Vec::new() }
+    }
+
+    fn wrap(&self, _policy: &Policy, _command: &[String]) -> Launch {
+        Launch::refused("paddock cannot lock commands on this platform yet".into())
+    }
+}
+
+/// paddock's own configuration and state folders: protected wherever they fall inside a lock,
+/// so a locked agent cannot rewrite its own lock.
+pub fn guarded_folders() -> Vec<std::path::PathBuf> {
+    let config = crate::config::default_path().and_then(|p| p.parent().map(|d| d.to_owned()));
+    let state = dirs::state_dir().map(|d| d.join("paddock"));
+    config.into_iter().chain(state).collect()
+}
+
+/// This platform's isolation; `exe` is the paddock binary (the Linux launcher).
+pub fn host(exe: std::path::PathBuf) -> Box<dyn Isolation + Send + Sync> {
+    #[cfg(target_os = "linux")]
+    {
+        Box::new(linux::Linux { exe })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = exe;
+        Box::new(Unsupported)
+    }
+}

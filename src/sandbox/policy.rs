@@ -1,0 +1,118 @@
+//! A folder lock as data: what a locked command may write, read and reach. Pure and serde, so
+//! that the launcher can be handed it (as JSON) and tests can build it without a host.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{LockPolicy, Network};
+
+/// Everything the kernel is asked to enforce for one locked command.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    /// Folders it may read and write.
+    pub write: Vec<PathBuf>,
+    /// Folders it may only read.
+    pub read: Vec<PathBuf>,
+    /// Paths inside those folders it may only read (never write, create, rename or delete).
+    pub protect: Vec<PathBuf>,
+    /// Whether it may use the network (other than unix sockets).
+    pub network: bool,
+    /// Unix sockets outside its folders it may connect to.
+    pub unix_sockets: Vec<PathBuf>,
+    /// `/` or the home folder as a writable folder is refused unless this is set.
+    pub allow_broad_write: bool,
+}
+
+/// Paths every lock protects inside each writable folder: git runs hooks and reads its config
+/// from there, so writing them is running code outside the lock at the user's next commit.
+pub const PROTECTED_IN_EACH_FOLDER: &[&str] = &[".git/hooks", ".git/config"];
+
+impl Policy {
+    /// The lock a thread's configuration asks for, with the protections every lock adds: git's
+    /// hooks and config in each writable folder, and `guarded` (paddock's own configuration and
+    /// state folders) wherever they fall inside one.
+    pub fn from_lock(lock: &LockPolicy, guarded: &[PathBuf]) -> Policy {
+        let mut protect = lock.protect.clone();
+        for folder in &lock.write {
+            protect.extend(PROTECTED_IN_EACH_FOLDER.iter().map(|p| folder.join(p)));
+        }
+        let writable = |path: &Path| lock.write.iter().any(|w| path.starts_with(w));
+        protect.extend(guarded.iter().filter(|p| writable(p)).cloned());
+        protect.sort();
+        protect.dedup();
+        Policy {
+            write: lock.write.clone(),
+            read: lock.read.clone(),
+            protect,
+            network: lock.network == Network::On,
+            unix_sockets: Vec::new(),
+            allow_broad_write: false,
+        }
+    }
+}
+
+/// What a pane's lock actually is, as its title strip, its tab and `paddock ls` say it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "level", content = "detail", rename_all = "snake_case")]
+pub enum Enforcement {
+    /// Every part of the lock is enforced by the kernel.
+    Locked { network: bool },
+    /// Some part is not: what.
+    Degraded(String),
+    /// No lock was asked for.
+    Unlocked,
+    /// A lock was asked for and cannot be enforced: the command did not run. Why.
+    Refused(String),
+}
+
+impl fmt::Display for Enforcement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Enforcement::Locked { network: false } => f.write_str("Locked (files + network)"),
+            Enforcement::Locked { network: true } => f.write_str("Locked (files; network on)"),
+            Enforcement::Degraded(what) => write!(f, "Degraded: {what}"),
+            Enforcement::Unlocked => f.write_str("Unlocked"),
+            Enforcement::Refused(why) => write!(f, "Refused: {why}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lock_gets_git_and_paddock_protections_inside_its_writable_folders() {
+        let lock = LockPolicy {
+            write: vec!["/home/u/app".into()],
+            read: vec!["/usr".into()],
+            protect: vec!["/home/u/app/.env".into()],
+            network: Network::Off,
+        };
+        let guarded = ["/home/u/app/.paddock".into(), "/home/u/.config/paddock".into()];
+        let policy = Policy::from_lock(&lock, &guarded);
+        let protect: Vec<&str> = policy.protect.iter().filter_map(|p| p.to_str()).collect();
+        assert_eq!(
+            protect,
+            [
+                "/home/u/app/.env",
+                "/home/u/app/.git/config",
+                "/home/u/app/.git/hooks",
+                "/home/u/app/.paddock"
+            ]
+        );
+        assert!(!policy.network && !policy.allow_broad_write);
+    }
+
+    #[test]
+    fn enforcement_reads_as_the_title_strip_shows_it() {
+        assert_eq!(Enforcement::Locked { network: false }.to_string(), "Locked (files + network)");
+        assert_eq!(Enforcement::Locked { network: true }.to_string(), "Locked (files; network on)");
+        let refused = Enforcement::Refused("no user namespaces".into());
+        assert_eq!(refused.to_string(), "Refused: no user namespaces");
+        let json = serde_json::to_string(&refused).expect("json");
+        assert_eq!(json, r#"{"level":"refused","detail":"no user namespaces"}"#);
+    }
+}

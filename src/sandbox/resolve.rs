@@ -1,0 +1,142 @@
+//! A policy's paths as the kernel will see them: canonical, existing, and checked against the
+//! rules every lock keeps (no writable `/` or home folder unless asked for). Both sides use it:
+//! paddock, to tell before starting what a lock will enforce, and the launcher, to enforce it.
+
+use std::path::{Path, PathBuf};
+
+use super::policy::{Policy, PROTECTED_IN_EACH_FOLDER};
+
+/// A policy with every path resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub write: Vec<PathBuf>,
+    pub read: Vec<PathBuf>,
+    /// Protected paths that exist: made read-only where they are.
+    pub protect: Vec<PathBuf>,
+    /// Protected paths that do not exist yet (or are symbolic links): not enforced, and said so.
+    pub unprotected: Vec<PathBuf>,
+    pub unix_sockets: Vec<PathBuf>,
+    pub network: bool,
+}
+
+/// Why a policy cannot be enforced as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    #[error("the lock folder {0} does not exist")]
+    Missing(PathBuf),
+    #[error("the lock folder {0} is not a folder")]
+    NotAFolder(PathBuf),
+    #[error(
+        "{0} as a writable lock folder would leave nothing locked (say so explicitly to allow it)"
+    )]
+    Broad(PathBuf),
+    #[error("a lock path must be absolute: {0}")]
+    Relative(PathBuf),
+}
+
+/// Resolve `policy`'s paths; `home` is the user's home folder.
+pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, ResolveError> {
+    let folder = |path: &PathBuf| -> Result<PathBuf, ResolveError> {
+        if !path.is_absolute() {
+            return Err(ResolveError::Relative(path.clone()));
+        }
+        let canonical = path.canonicalize().map_err(|_| ResolveError::Missing(path.clone()))?;
+        if !canonical.is_dir() {
+            return Err(ResolveError::NotAFolder(path.clone()));
+        }
+        Ok(canonical)
+    };
+    let write = policy.write.iter().map(folder).collect::<Result<Vec<_>, _>>()?;
+    let home = home.and_then(|h| h.canonicalize().ok());
+    if !policy.allow_broad_write {
+        if let Some(broad) =
+            write.iter().find(|w| w.parent().is_none() || Some(*w) == home.as_ref())
+        {
+            return Err(ResolveError::Broad(broad.clone()));
+        }
+    }
+    // Read-only entries may be files (~/.gitconfig) as well as folders.
+    let read = policy
+        .read
+        .iter()
+        .map(|path| {
+            if !path.is_absolute() {
+                return Err(ResolveError::Relative(path.clone()));
+            }
+            path.canonicalize().map_err(|_| ResolveError::Missing(path.clone()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut protect = Vec::new();
+    let mut unprotected = Vec::new();
+    for path in &policy.protect {
+        if !path.is_absolute() {
+            return Err(ResolveError::Relative(path.clone()));
+        }
+        let is_link = path.symlink_metadata().map(|m| m.file_type().is_symlink()).unwrap_or(false);
+        match path.canonicalize() {
+            Ok(canonical) if !is_link => protect.push(canonical),
+            _ => {
+                // Only what lies in a writable folder needs protecting; git's files only in a
+                // repository (a folder without one has no hooks to plant).
+                let inside = write.iter().chain(&policy.write).any(|w| path.starts_with(w));
+                let git_file = PROTECTED_IN_EACH_FOLDER.iter().any(|p| path.ends_with(p));
+                let no_repository = path.parent().is_some_and(|git| !git.is_dir());
+                if inside && !(git_file && no_repository) {
+                    unprotected.push(path.clone());
+                }
+            }
+        }
+    }
+    let unix_sockets = policy
+        .unix_sockets
+        .iter()
+        .map(|path| path.canonicalize().map_err(|_| ResolveError::Missing(path.clone())))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Resolved { write, read, protect, unprotected, unix_sockets, network: policy.network })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("paddock-resolve-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("app/.git/hooks")).expect("scratch");
+        dir
+    }
+
+    #[test]
+    fn folders_are_canonical_and_missing_protections_are_named() {
+        let dir = scratch("paths");
+        let app = dir.join("app");
+        let policy = Policy {
+            write: vec![dir.join("app/../app")],
+            protect: vec![app.join(".git/hooks"), app.join(".env"), dir.join("elsewhere")],
+            ..Policy::default()
+        };
+        let resolved = resolve(&policy, None).expect("resolves");
+        let app = app.canonicalize().expect("canonical");
+        assert_eq!(resolved.write, vec![app.clone()]);
+        assert_eq!(resolved.protect, vec![app.join(".git/hooks")]);
+        assert_eq!(resolved.unprotected, vec![dir.join("app/.env")], "outside folders need none");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn missing_folders_and_broad_writes_are_refused() {
+        let dir = scratch("refuse");
+        let missing = Policy { write: vec![dir.join("nope")], ..Policy::default() };
+        assert_eq!(resolve(&missing, None), Err(ResolveError::Missing(dir.join("nope"))));
+        let root = Policy { write: vec!["/".into()], ..Policy::default() };
+        assert_eq!(resolve(&root, None), Err(ResolveError::Broad("/".into())));
+        let home = Policy { write: vec![dir.clone()], ..Policy::default() };
+        assert!(matches!(resolve(&home, Some(&dir)), Err(ResolveError::Broad(_))));
+        let allowed = Policy { allow_broad_write: true, ..home };
+        assert!(resolve(&allowed, Some(&dir)).is_ok());
+        let relative = Policy { read: vec!["usr".into()], ..Policy::default() };
+        assert_eq!(resolve(&relative, None), Err(ResolveError::Relative("usr".into())));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
