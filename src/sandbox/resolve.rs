@@ -13,10 +13,28 @@ pub struct Resolved {
     pub read: Vec<PathBuf>,
     /// Protected paths that exist: made read-only where they are.
     pub protect: Vec<PathBuf>,
-    /// Protected paths that do not exist yet (or are symbolic links): not enforced, and said so.
-    pub unprotected: Vec<PathBuf>,
+    /// Protected paths that cannot be protected, and why: not enforced, and said so.
+    pub unprotected: Vec<(PathBuf, Unprotected)>,
     pub unix_sockets: Vec<PathBuf>,
     pub network: bool,
+}
+
+/// Why a protected path cannot be kept as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unprotected {
+    /// It does not exist, and could be created.
+    Missing,
+    /// It is a symbolic link, which could be replaced.
+    Link,
+}
+
+impl std::fmt::Display for Unprotected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unprotected::Missing => "does not exist yet, and nothing stops its creation",
+            Unprotected::Link => "is a symbolic link, and nothing stops its replacement",
+        })
+    }
 }
 
 /// Why a policy cannot be enforced as written.
@@ -82,7 +100,8 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
                 let git_file = PROTECTED_IN_EACH_FOLDER.iter().any(|p| path.ends_with(p));
                 let no_repository = path.parent().is_some_and(|git| !git.is_dir());
                 if inside && !(git_file && no_repository) {
-                    unprotected.push(path.clone());
+                    let why = if is_link { Unprotected::Link } else { Unprotected::Missing };
+                    unprotected.push((path.clone(), why));
                 }
             }
         }
@@ -120,7 +139,8 @@ mod tests {
         let app = app.canonicalize().expect("canonical");
         assert_eq!(resolved.write, vec![app.clone()]);
         assert_eq!(resolved.protect, vec![app.join(".git/hooks")]);
-        assert_eq!(resolved.unprotected, vec![dir.join("app/.env")], "outside folders need none");
+        let missing = vec![(dir.join("app/.env"), Unprotected::Missing)];
+        assert_eq!(resolved.unprotected, missing, "outside folders need none");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

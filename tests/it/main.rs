@@ -35,6 +35,8 @@ mod properties;
 mod pty;
 mod render;
 mod replay_cli;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod tidy;
 #[cfg(target_os = "linux")]
 mod window;

@@ -24,7 +24,8 @@ const CROSS_TARGETS: &[&str] = &["aarch64-apple-darwin", "x86_64-pc-windows-msvc
 /// util-linux `script` (bsdutils), the peer and the floor of the pane throughput benchmark;
 /// perl-base speaks raw socket requests as another user in the uid test; mesa-vulkan-drivers
 /// is the software Vulkan adapter (lavapipe) the render tests draw on; xvfb, xdotool and
-/// imagemagick run, type into and photograph the real window. Later parts (keychain) add theirs.
+/// imagemagick run, type into and photograph the real window; python3 runs the sandbox escape
+/// suite's probe and git its positive control. Later parts (keychain) add theirs.
 const APT_PACKAGES: &[&str] = &[
     "bash",
     "coreutils",
@@ -37,6 +38,8 @@ const APT_PACKAGES: &[&str] = &[
     "xvfb",
     "xdotool",
     "imagemagick",
+    "python3",
+    "git",
 ];
 
 fn main() -> Result<()> {

@@ -45,8 +45,8 @@ const TIOCSTI: u64 = 0x5412;
 const TIOCLINUX: u64 = 0x541C;
 const IPPROTO_MPTCP: u64 = 262;
 
-pub fn apply() -> Result<(), String> {
-    build()
+pub fn apply(network: bool) -> Result<(), String> {
+    build(network)
         .and_then(|(deny, no_clone3)| {
             apply_filter(&no_clone3)?;
             apply_filter(&deny)
@@ -54,17 +54,23 @@ pub fn apply() -> Result<(), String> {
         .map_err(|e| format!("cannot apply the seccomp filter: {e}"))
 }
 
-fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::Error> {
+fn build(network: bool) -> Result<(BpfProgram, BpfProgram), seccompiler::Error> {
     let arch: TargetArch = std::env::consts::ARCH.try_into()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for call in DENIED {
         rules.insert(*call, vec![]);
     }
     let arg = |index, op, value| SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value);
-    // Unix, IP and netlink sockets only: no packet or raw access to the host's links, no vsock
+    // Unix and IP sockets only (and netlink with the network): no packet or raw access to the
+    // host's links, no vsock
     // (which reaches the hypervisor whatever the network namespace), no bluetooth, CAN, …
     // Without the network, IP reaches only the pane's own loopback (its network namespace).
-    let others = [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK]
+    let mut families = vec![libc::AF_UNIX, libc::AF_INET, libc::AF_INET6];
+    if network {
+        // Routing information, which name resolution asks for.
+        families.push(libc::AF_NETLINK);
+    }
+    let others = families
         .into_iter()
         .map(|family| arg(0, SeccompCmpOp::Ne, family as u64))
         .collect::<Result<Vec<_>, _>>()?;

@@ -72,7 +72,7 @@ fn lock(policy: &Policy) -> Result<PathBuf, String> {
     let tmpdir = view::build(&resolved, home.as_deref(), cwd.as_deref(), tty.as_deref())?;
     drop_capabilities()?;
     landlock_rules::apply(&resolved, &tmpdir, tty.as_deref())?;
-    filter::apply()?;
+    filter::apply(resolved.network)?;
     Ok(tmpdir)
 }
 

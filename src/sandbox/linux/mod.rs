@@ -109,9 +109,9 @@ impl Isolation for Linux {
             return Launch::refused(format!("this system cannot enforce a lock: {why}"));
         }
         let mut gaps = probe.gaps;
-        gaps.extend(resolved.unprotected.iter().map(|path| {
-            format!("{} does not exist yet, and nothing stops its creation", path.display())
-        }));
+        gaps.extend(
+            resolved.unprotected.iter().map(|(path, why)| format!("{} {why}", path.display())),
+        );
         let enforcement = if gaps.is_empty() {
             Enforcement::Locked { network: policy.network }
         } else {

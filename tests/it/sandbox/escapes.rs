@@ -1,0 +1,351 @@
+//! The escape suite. Each case names the attack, the probe's expected line, and what is checked
+//! from outside. Expected errors: ENOENT where the lock's view does not have the path at all
+//! (outside files, /run, paddock's binary), EACCES where Landlock refuses (other processes'
+//! /proc files, other terminals), EROFS for read-only mounts, EBUSY for protected paths (mount
+//! points), EPERM for the seccomp filter and dropped capabilities.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::net::UnixListener;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::{snapshot, state, Fixture, PADDOCK, PROBE, PYTHON};
+
+#[test]
+fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
+    let fx = Fixture::new("files");
+    let before = snapshot(&fx.outside);
+    let rc = fx.home.join(".bashrc");
+    let rc_before = state(&rc);
+    let (outside, secret) = (fx.path("outside"), fx.path("outside/secret.txt"));
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        // Positive controls.
+        (vec!["read".into(), fx.path("lock/file.txt")], "ok 6"),
+        (vec!["read".into(), fx.path("ro/data.txt")], "ok 4"),
+        (vec!["write".into(), fx.path("lock/new.txt")], "ok"),
+        (vec!["mkdir".into(), fx.path("lock/sub/dir")], "ok"),
+        (vec!["rename".into(), fx.path("lock/new.txt"), fx.path("lock/sub/moved.txt")], "ok"),
+        (vec!["write".into(), "/tmp/scratch".into()], "ok"),
+        // Reading outside: the files are not in the lock's view at all.
+        (vec!["read".into(), secret.clone()], "err ENOENT"),
+        (vec!["read".into(), fx.path("outside/.ssh/id_rsa")], "err ENOENT"),
+        (vec!["listdir".into(), outside.clone()], "err ENOENT"),
+        (vec!["read".into(), format!("/proc/self/root{secret}")], "err ENOENT"),
+        // The home folder is an empty stand-in, and read-only.
+        (vec!["read".into(), rc.display().to_string()], "err ENOENT"),
+        (vec!["write".into(), rc.display().to_string()], "err EROFS"),
+        // Changing outside.
+        (vec!["write".into(), secret.clone()], "err ENOENT"),
+        (vec!["append".into(), secret.clone()], "err ENOENT"),
+        (vec!["truncate".into(), secret.clone()], "err ENOENT"),
+        (vec!["delete".into(), secret.clone()], "err ENOENT"),
+        (vec!["chmod".into(), secret.clone()], "err ENOENT"),
+        (vec!["touch".into(), secret.clone()], "err ENOENT"),
+        (vec!["setxattr".into(), secret.clone()], "err ENOENT"),
+        // Read-only folders stay read-only.
+        (vec!["write".into(), fx.path("ro/data.txt")], "err EROFS"),
+        (vec!["chmod".into(), fx.path("ro/data.txt")], "err EROFS"),
+        (vec!["touch".into(), fx.path("ro/data.txt")], "err EROFS"),
+        (vec!["delete".into(), fx.path("ro/data.txt")], "err EROFS"),
+        // Links and renames across the boundary.
+        (vec!["symlink".into(), secret.clone(), fx.path("lock/link")], "ok"),
+        (vec!["read".into(), fx.path("lock/link")], "err ENOENT"),
+        (vec!["hardlink".into(), secret.clone(), fx.path("lock/hard")], "err ENOENT"),
+        (
+            vec!["rename".into(), fx.path("lock/file.txt"), format!("{outside}/stolen")],
+            "err ENOENT",
+        ),
+        (vec!["rename".into(), fx.path("lock/file.txt"), fx.path("ro/stolen")], "err EXDEV"),
+        (vec!["hardlink".into(), fx.path("ro/data.txt"), fx.path("lock/data-link")], "err EXDEV"),
+        // Devices.
+        (vec!["mknod".into(), fx.path("lock/null")], "err EPERM"),
+        (vec!["write".into(), "/dev/null".into()], "ok"),
+        (vec!["read".into(), "/dev/sda".into()], "err ENOENT"),
+    ];
+    let mut wrong = Vec::new();
+    for (args, expected) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let found = fx.probe(&args);
+        if found != *expected {
+            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(snapshot(&fx.outside), before, "nothing outside changed");
+    assert_eq!(state(&rc), rc_before, "~/.bashrc unchanged");
+    let moved = std::fs::read_to_string(fx.lock.join("sub/moved.txt")).expect("written inside");
+    assert_eq!(moved, "pwned", "the write inside reached the real folder");
+    assert!(fx.lock.join("file.txt").exists(), "renames out failed");
+}
+
+#[test]
+fn protected_paths_inside_the_lock_stay_as_they_are() {
+    let fx = Fixture::new("protected");
+    let config = fx.lock.join(".config/paddock");
+    std::fs::create_dir_all(&config).expect("paddock config folder");
+    std::fs::write(config.join("config.ron"), "()").expect("config");
+    let protect = fx.path("lock/notes.md");
+    std::fs::write(&protect, "keep").expect("notes");
+    let before = snapshot(&fx.lock.join(".git"));
+    let config_before = state(&config.join("config.ron"));
+    let extra = ["--protect", protect.as_str()];
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["write".into(), fx.path("lock/.git/hooks/pre-commit")], "err EROFS"),
+        (vec!["write".into(), fx.path("lock/.git/config")], "err EROFS"),
+        (vec!["append".into(), fx.path("lock/.git/config")], "err EROFS"),
+        (vec!["rename".into(), fx.path("lock/.git/hooks"), fx.path("lock/.git/h2")], "err EBUSY"),
+        (vec!["rmtree".into(), fx.path("lock/.git/hooks")], "err EBUSY"),
+        (vec!["rename".into(), fx.path("lock/file.txt"), fx.path("lock/.git/config")], "err EBUSY"),
+        (vec!["delete".into(), fx.path("lock/.git/config")], "err EBUSY"),
+        // paddock's own configuration, inside the lock here, cannot be rewritten.
+        (vec!["write".into(), fx.path("lock/.config/paddock/config.ron")], "err EROFS"),
+        (vec!["write".into(), protect.clone()], "err EROFS"),
+        // Positive control: the rest of the repository folder is writable.
+        (vec!["write".into(), fx.path("lock/.git/HEAD")], "ok"),
+    ];
+    let mut wrong = Vec::new();
+    for (args, expected) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let found = fx.probe_with(&extra, &args);
+        if found != *expected {
+            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let after: Vec<_> =
+        snapshot(&fx.lock.join(".git")).into_iter().filter(|(p, _)| !p.ends_with("HEAD")).collect();
+    assert_eq!(after, before, "hooks and config unchanged");
+    assert_eq!(state(&config.join("config.ron")), config_before);
+    assert_eq!(std::fs::read_to_string(&protect).expect("notes"), "keep");
+}
+
+/// What cannot be enforced is said, not hidden: a protected path that does not exist yet (it
+/// could be created) or is a symbolic link (it could be swapped) makes the lock "degraded".
+#[test]
+fn protections_that_cannot_hold_are_reported_as_degraded() {
+    let fx = Fixture::new("degraded");
+    std::os::unix::fs::symlink(fx.lock.join("file.txt"), fx.lock.join("alias")).expect("link");
+    let cases = [
+        ("lock/missing.env", "does not exist yet, and nothing stops its creation"),
+        ("lock/alias", "is a symbolic link, and nothing stops its replacement"),
+    ];
+    for (path, why) in cases {
+        let path = fx.path(path);
+        let out = fx.run(&["--protect", &path], &["read", "/dev/null"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with("paddock sandbox: Degraded: "), "{stderr}");
+        assert!(stderr.contains(&format!("{path} {why}")), "{stderr}");
+        assert!(out.status.success(), "a degraded lock still runs, saying so");
+    }
+}
+
+#[test]
+fn processes_outside_the_lock_are_out_of_reach() {
+    let fx = Fixture::new("processes");
+    let mut victim = Command::new("sleep").arg("60").spawn().expect("victim");
+    let pid = victim.id().to_string();
+    let me = std::process::id().to_string();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["kill".into(), pid.clone()], "err EPERM"),
+        (vec!["ptrace".into(), pid.clone()], "err EPERM"),
+        (vec!["read".into(), format!("/proc/{pid}/environ")], "err EACCES"),
+        (vec!["read".into(), format!("/proc/{me}/environ")], "err EACCES"),
+        (vec!["read".into(), format!("/proc/{me}/mem")], "err EACCES"),
+        (vec!["listdir".into(), format!("/proc/{me}/root/")], "err EACCES"),
+        (vec!["listdir".into(), format!("/proc/{me}/cwd/")], "err EACCES"),
+        (vec!["unshare".into()], "err EPERM"),
+        (vec!["tiocsti".into()], "err EPERM"),
+        (vec!["keyctl".into()], "err EPERM"),
+        (vec!["io_uring".into()], "err EPERM"),
+        // No capability, and no way to gain one (setuid binaries, file capabilities).
+        (vec!["status".into(), "CapEff".into()], "ok 0000000000000000"),
+        (vec!["status".into(), "CapBnd".into()], "ok 0000000000000000"),
+        (vec!["status".into(), "NoNewPrivs".into()], "ok 1"),
+        // The launcher cannot be run again with a wider lock: it is not in the view.
+        (vec!["spawn".into(), PADDOCK.into(), "__sandbox-exec".into()], "err ENOENT"),
+        // Positive control: its own children it may signal.
+        (vec!["spawn".into(), "/bin/sh".into(), "-c".into(), "sleep 5 & kill $!".into()], "ok 0"),
+    ];
+    let mut wrong = Vec::new();
+    for (args, expected) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let found = fx.probe(&args);
+        if found != *expected {
+            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(victim.try_wait().expect("victim").is_none(), "the victim is alive");
+    let _ = victim.kill();
+    let _ = victim.wait();
+}
+
+#[test]
+fn no_fd_leaks_in_and_another_terminal_cannot_be_opened() {
+    let fx = Fixture::new("fds");
+    // A file descriptor the launcher inherits (as from a careless parent) is closed.
+    let secret = std::ffi::CString::new(fx.path("outside/secret.txt")).expect("path");
+    let mut command = Command::new(PADDOCK);
+    let lock = fx.lock.display().to_string();
+    command.args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", PROBE, "fds"]);
+    // SAFETY: open(2) and dup2(2) in the child between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
+            let fd = libc::open(secret.as_ptr(), libc::O_RDONLY);
+            if fd >= 0 {
+                libc::dup2(fd, 9);
+            }
+            Ok(())
+        });
+    }
+    let out = command.stdin(Stdio::null()).output().expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "ok 0 1 2 3",
+        "only stdio (and the listing's own)"
+    );
+    // Another pane's terminal: a pseudo-terminal of the host.
+    // SAFETY: posix_openpt and friends on a fresh descriptor.
+    let pts = unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(master >= 0, "openpt");
+        libc::grantpt(master);
+        libc::unlockpt(master);
+        std::ffi::CStr::from_ptr(libc::ptsname(master)).to_string_lossy().into_owned()
+    };
+    assert_eq!(fx.probe(&["write", &pts]), "err EACCES");
+    assert_eq!(fx.probe(&["read", &pts]), "err EACCES");
+}
+
+#[test]
+fn the_network_is_off_but_localhost_inside_the_pane_works() {
+    let fx = Fixture::new("network");
+    let host = TcpListener::bind("127.0.0.1:0").expect("host listener");
+    host.set_nonblocking(true).expect("nonblocking");
+    let port = host.local_addr().expect("addr").port().to_string();
+    let unix = UnixListener::bind(fx.outside.join("host.sock")).expect("unix listener");
+    unix.set_nonblocking(true).expect("nonblocking");
+    let control = crate::headless::Runtime::new();
+    let instance = control.start(&["-e", "sleep", "60"]);
+    let control_socket = instance.socket.display().to_string();
+    let abstract_name = format!("@paddock-escape-{}", std::process::id());
+    let abstract_listener = {
+        use std::os::linux::net::SocketAddrExt;
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(&abstract_name[1..])
+            .expect("abstract address");
+        UnixListener::bind_addr(&addr).expect("abstract listener")
+    };
+    abstract_listener.set_nonblocking(true).expect("nonblocking");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        // Positive control: a server inside the pane, on its own loopback.
+        (vec!["loopback_server".into()], "ok hi"),
+        // The host's loopback is another one: nothing listens there.
+        (vec!["tcp".into(), "127.0.0.1".into(), port.clone()], "err ECONNREFUSED"),
+        (vec!["tcp".into(), "1.1.1.1".into(), "80".into()], "err ENETUNREACH"),
+        (vec!["udp".into(), "1.1.1.1".into(), "53".into()], "err ENETUNREACH"),
+        (vec!["socket".into(), "raw".into()], "err EPERM"),
+        (vec!["socket".into(), "packet".into()], "err EPERM"),
+        (vec!["socket".into(), "netlink".into()], "err EPERM"),
+        (vec!["socket".into(), "mptcp".into()], "err EPERM"),
+        (vec!["unix".into(), fx.path("outside/host.sock")], "err ENOENT"),
+        (vec!["unix".into(), control_socket.clone()], "err ENOENT"),
+        (vec!["unix".into(), abstract_name.clone()], "err ECONNREFUSED"),
+        (vec!["listdir".into(), "/run".into()], "err ENOENT"),
+    ];
+    let mut wrong = Vec::new();
+    for (args, expected) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let found = fx.probe(&args);
+        if found != *expected && !(expected.starts_with("err") && args[0] == "dns") {
+            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(host.accept().is_err(), "the host's TCP listener received nothing");
+    assert!(unix.accept().is_err(), "the host's unix listener received nothing");
+    assert!(abstract_listener.accept().is_err(), "the abstract listener received nothing");
+    assert!(fx.probe(&["dns", "example.com"]).starts_with("err"), "no name resolution");
+
+    // A port opened inside cannot be reached from the host.
+    let lock = fx.lock.display().to_string();
+    let mut inside = Command::new(PADDOCK)
+        .args([
+            "sandbox", "run", "--write", &lock, "--", PYTHON, "-c", PROBE, "listen", "47613", "3",
+        ])
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("listen inside");
+    let mut line = String::new();
+    BufReader::new(inside.stdout.as_mut().expect("stdout")).read_line(&mut line).expect("line");
+    assert_eq!(line.trim(), "ok listening");
+    let reached = TcpStream::connect_timeout(
+        &"127.0.0.1:47613".parse().expect("addr"),
+        Duration::from_secs(1),
+    );
+    assert!(reached.is_err(), "the host reached a port inside the lock");
+    let _ = inside.wait();
+    drop(instance);
+}
+
+#[test]
+fn with_the_network_on_tcp_works_and_the_files_stay_locked() {
+    let fx = Fixture::new("network-on");
+    let host = TcpListener::bind("127.0.0.1:0").expect("host listener");
+    let port = host.local_addr().expect("addr").port().to_string();
+    let accept = std::thread::spawn(move || {
+        let (mut stream, _) = host.accept().expect("accept");
+        let mut got = String::new();
+        let _ = stream.read_to_string(&mut got);
+        got
+    });
+    let found = fx.probe_with(&["--net", "on"], &["tcp", "127.0.0.1", &port]);
+    assert_eq!(found, "ok");
+    assert_eq!(accept.join().expect("accept thread"), "pwned");
+    assert_eq!(
+        fx.probe_with(&["--net", "on"], &["read", &fx.path("outside/secret.txt")]),
+        "err ENOENT"
+    );
+    assert_eq!(fx.probe_with(&["--net", "on"], &["socket", "packet"]), "err EPERM");
+}
+
+#[test]
+fn git_commits_inside_the_lock() {
+    let fx = Fixture::new("git");
+    let repo = fx.lock.join("repo");
+    let git = |args: &[&str]| {
+        let out = Command::new("git").arg("-C").arg(&repo).args(args).output().expect("git");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    std::fs::create_dir_all(&repo).expect("repo");
+    git(&["init", "-q"]);
+    std::fs::write(repo.join("a.txt"), "a").expect("file");
+    let script = format!(
+        "cd {} && git add a.txt && git -c user.name=agent -c user.email=agent@example.com commit -q -m locked",
+        repo.display()
+    );
+    let out = fx.probe(&["spawn", "/bin/sh", "-c", &script]);
+    assert_eq!(out, "ok 0", "git commit ran inside the lock");
+    assert!(git(&["log", "--format=%s"]).contains("locked"));
+}
+
+/// A lock that cannot be applied never runs the command: a missing folder, a writable home.
+#[test]
+fn a_lock_that_cannot_be_applied_does_not_run_the_command() {
+    let fx = Fixture::new("refused");
+    let marker = fx.lock.join("ran");
+    for folder in [fx.path("nope"), fx.home.display().to_string()] {
+        let out = Command::new(PADDOCK)
+            .args(["sandbox", "run", "--write", &folder, "--", "/usr/bin/touch"])
+            .arg(&marker)
+            .env("HOME", &fx.home)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(125), "{folder}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("the command did not run"), "{stderr}");
+        assert!(!marker.exists());
+    }
+}
