@@ -81,6 +81,7 @@ impl Instance {
             area: options.size,
             scrollback_lines: options.config.scrollback_lines,
             default_command: vec![user_shell()],
+            launcher: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock")),
             socket,
         };
         let mut workspace = Workspace::new(workspace_options, wake);

@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use crate::config::{Placement, ThreadSpec};
 use crate::ctl::protocol::{
-    ErrorCode, InstanceInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
+    ErrorCode, InstanceInfo, LockInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
 };
 use crate::input::{encode_key, parse_keys, InputModes};
 use crate::mux::{Axis, Mux, PaneId, Rect};
-use crate::pty::{PaneSession, PaneStatus, SpawnSpec};
+use crate::pty::{Locked, PaneSession, PaneStatus, PtyError, SpawnSpec};
+use crate::sandbox::{Enforcement, Policy};
 use crate::term::{Modes, TermSize, MAX_DIMENSION};
 
 #[derive(Clone, Debug)]
@@ -26,6 +27,8 @@ pub struct WorkspaceOptions {
     pub default_command: Vec<String>,
     /// This instance's control socket, given to panes as PADDOCK_SOCKET.
     pub socket: PathBuf,
+    /// The paddock binary, whose launcher applies a locked thread's lock.
+    pub launcher: PathBuf,
 }
 
 struct Pane {
@@ -35,6 +38,8 @@ struct Pane {
     size: TermSize,
     /// The configured thread this pane runs, as it was when the pane started.
     thread: Option<ThreadSpec>,
+    /// What its lock enforces.
+    lock: Enforcement,
 }
 
 /// What to start in a pane.
@@ -242,7 +247,14 @@ impl Workspace {
         let (_, pane) = self.mux.new_tab(name, None);
         let size = self.pane_size(self.area());
         let session = PaneSession::notice(text, size, self.options.scrollback_lines);
-        let entry = Pane { session, command: Vec::new(), cwd: None, size, thread: None };
+        let entry = Pane {
+            session,
+            command: Vec::new(),
+            cwd: None,
+            size,
+            thread: None,
+            lock: Enforcement::Unlocked,
+        };
         self.panes.insert(pane, entry);
         pane
     }
@@ -310,8 +322,14 @@ impl Workspace {
             cwd: spec.cwd.clone(),
             size,
             thread: Some(spec.clone()),
+            lock: Enforcement::Unlocked,
         };
         self.panes.insert(pane, entry);
+    }
+
+    /// What `pane`'s lock enforces.
+    pub fn lock_of(&self, pane: PaneId) -> Option<&Enforcement> {
+        self.panes.get(&pane).map(|p| &p.lock)
     }
 
     /// The pane of the configured thread named `name`.
@@ -353,13 +371,32 @@ impl Workspace {
             pane: pane.0,
             size,
             scrollback_lines: self.options.scrollback_lines,
-            lock: thread.and_then(|t| t.lock.clone()),
+            lock: thread.and_then(|t| t.lock.as_ref()).map(|lock| Locked {
+                policy: Policy::from_lock(lock, &crate::sandbox::guarded_folders()),
+                launcher: self.options.launcher.clone(),
+            }),
             secrets: thread.map(|t| t.secrets.clone()).unwrap_or_default(),
         };
-        let session = PaneSession::spawn(spec, self.wake.clone())
-            .map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))?;
+        let spawned = PaneSession::spawn(spec, self.wake.clone());
         let Launch { command, cwd, thread } = launch;
-        self.panes.insert(pane, Pane { session, command, cwd, size, thread });
+        let (session, lock) = match spawned {
+            Ok(session) => {
+                let lock = session.enforcement();
+                (session, lock)
+            }
+            // The pane stays, saying why its thread did not start and showing the refusal.
+            Err(PtyError::LockRefused(why)) => {
+                let name = thread.as_ref().map_or("", |t| t.name.as_str());
+                let text = format!(
+                    "paddock: thread \"{name}\" was not started: its folder lock cannot be \
+                     enforced: {why}. It never runs unlocked.\n"
+                );
+                let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
+                (session, Enforcement::Refused(why))
+            }
+            Err(e) => return Err(Refusal(ErrorCode::Failed, e.to_string())),
+        };
+        self.panes.insert(pane, Pane { session, command, cwd, size, thread, lock });
         Ok(())
     }
 
@@ -559,6 +596,10 @@ impl Workspace {
                 focused: focused == Some(id),
                 title,
                 config_changed,
+                lock: Some(LockInfo {
+                    level: pane.lock.level().into(),
+                    detail: pane.lock.detail(),
+                }),
             });
         }
         InstanceInfo {

@@ -17,6 +17,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             "PID".into(),
             "SIZE".into(),
             "STATUS".into(),
+            "LOCK".into(),
             "COMMAND".into(),
         ]];
         for pane in &instance.panes {
@@ -35,6 +36,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 pane.pid.map_or_else(|| "-".into(), |p| p.to_string()),
                 format!("{}x{}", pane.cols, pane.rows),
                 status,
+                pane.lock.as_ref().map_or_else(|| "-".into(), |lock| lock.level.clone()),
                 shell_words(&pane.command),
             ]);
         }
@@ -50,7 +52,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             out.push_str("  (no panes)\n");
             continue;
         }
-        let widths: Vec<usize> = (0..7)
+        let widths: Vec<usize> = (0..8)
             .map(|col| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0))
             .collect();
         for row in rows {
@@ -87,7 +89,7 @@ fn shell_words(command: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ctl::protocol::PaneInfo;
+    use crate::ctl::protocol::{LockInfo, PaneInfo};
 
     fn pane(id: u32, status: PaneState, exit_code: Option<i32>, focused: bool) -> PaneInfo {
         PaneInfo {
@@ -103,6 +105,8 @@ mod tests {
             focused,
             title: None,
             config_changed: id == 13,
+            lock: (id == 2)
+                .then(|| LockInfo { level: "locked".into(), detail: "files + network".into() }),
         }
     }
 
@@ -121,10 +125,10 @@ mod tests {
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
   the configuration has 1 problem (paddock config check); the last good one is in force
-  PANE  TAB   THREAD    PID  SIZE   STATUS                  COMMAND
-  1*    bash  -         101  80x24  running                 bash -c 'echo '\\''hi there'\\'''
-  2     bash  reviewer  102  80x24  exited 3                bash -c 'echo '\\''hi there'\\'''
-  13    bash  -         113  80x24  killed, config changed  bash -c 'echo '\\''hi there'\\'''
+  PANE  TAB   THREAD    PID  SIZE   STATUS                  LOCK    COMMAND
+  1*    bash  -         101  80x24  running                 -       bash -c 'echo '\\''hi there'\\'''
+  2     bash  reviewer  102  80x24  exited 3                locked  bash -c 'echo '\\''hi there'\\'''
+  13    bash  -         113  80x24  killed, config changed  -       bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
     }

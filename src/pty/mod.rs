@@ -9,7 +9,7 @@
 mod process;
 mod session;
 
-pub use session::{PaneSession, PaneStatus, SpawnSpec};
+pub use session::{Locked, PaneSession, PaneStatus, SpawnSpec};
 
 use thiserror::Error;
 
@@ -27,11 +27,10 @@ pub enum PtyError {
     Exited,
     #[error("this pane runs no program: it only shows a notice")]
     NoProgram,
-    #[error(
-        "its configuration asks for a folder lock, and this build of paddock cannot enforce \
-         folder locks yet; it never runs a locked thread unlocked"
-    )]
-    LockUnavailable,
+    /// The lock cannot be enforced as written: the program did not run (it never runs
+    /// unlocked instead).
+    #[error("its folder lock cannot be enforced ({0}); it never runs unlocked")]
+    LockRefused(String),
     #[error(
         "its configuration asks for secrets from the vault, and this build of paddock has no \
          vault yet; the thread does not start without them"

@@ -11,7 +11,8 @@ use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize}
 
 use super::process::{peek_exit, session_has_others, signal_session, Signal};
 use super::PtyError;
-use crate::config::{LockPolicy, SecretRef};
+use crate::config::SecretRef;
+use crate::sandbox::{Enforcement, Policy};
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 
 /// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
@@ -26,6 +27,13 @@ const HANGUP_GRACE: Duration = Duration::from_millis(500);
 /// group (a daemon) may keep the PTY open forever; the reader is then left to end on its own.
 const DRAIN_WAIT: Duration = Duration::from_secs(1);
 
+/// A lock to run a pane's program under, and the paddock binary whose launcher applies it.
+#[derive(Clone, Debug)]
+pub struct Locked {
+    pub policy: Policy,
+    pub launcher: PathBuf,
+}
+
 /// What to run in a pane.
 #[derive(Clone, Debug)]
 pub struct SpawnSpec {
@@ -39,7 +47,7 @@ pub struct SpawnSpec {
     pub size: TermSize,
     pub scrollback_lines: usize,
     /// The folder lock the program must run under, if any.
-    pub lock: Option<LockPolicy>,
+    pub lock: Option<Locked>,
     /// Secrets from the vault the program is to get, if any.
     pub secrets: Vec<SecretRef>,
 }
@@ -68,6 +76,8 @@ struct Process {
     reaped: bool,
     /// Closed by the reader thread when the output ends; `None` once the pane has ended.
     reader_done: Option<Receiver<()>>,
+    /// What the pane's lock enforces.
+    enforcement: Enforcement,
 }
 
 fn lock(term: &Mutex<Terminal>) -> MutexGuard<'_, Terminal> {
@@ -85,18 +95,27 @@ impl Process {
         if program.is_empty() {
             return Err(spawn_error("no program given".into()));
         }
-        // Fail closed: a program that was meant to run locked, or with secrets, does not run
-        // at all while paddock cannot give it those (the sandbox and the vault come later).
-        if spec.lock.is_some() {
-            return Err(PtyError::LockUnavailable);
-        }
+        // Fail closed: a program that was meant to run with secrets does not run at all while
+        // paddock cannot give it those (the vault comes later); one meant to run locked runs
+        // only under the lock, through the launcher, or not at all.
         if !spec.secrets.is_empty() {
             return Err(PtyError::VaultUnavailable);
         }
+        let (argv, enforcement) = match &spec.lock {
+            None => (spec.argv.clone(), Enforcement::Unlocked),
+            Some(locked) => {
+                let launch =
+                    crate::sandbox::host(locked.launcher.clone()).wrap(&locked.policy, &spec.argv);
+                match launch.argv {
+                    Some(argv) => (argv, launch.enforcement),
+                    None => return Err(PtyError::LockRefused(launch.enforcement.detail())),
+                }
+            }
+        };
         let size = pty_size(spec.size);
         let pair = native_pty_system().openpty(size).map_err(|e| PtyError::Open(e.to_string()))?;
-        let mut command = CommandBuilder::new(&program);
-        command.args(&spec.argv[1..]);
+        let mut command = CommandBuilder::new(&argv[0]);
+        command.args(&argv[1..]);
         if let Some(cwd) = &spec.cwd {
             command.cwd(cwd);
         }
@@ -157,6 +176,7 @@ impl Process {
             queued_bytes,
             child,
             exited: None,
+            enforcement,
             reaped: false,
             reader_done,
         })
@@ -317,6 +337,11 @@ impl PaneSession {
 
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().and_then(Process::pid)
+    }
+
+    /// What the pane's lock enforces (`Unlocked` for a pane without one, or without a program).
+    pub fn enforcement(&self) -> Enforcement {
+        self.process.as_ref().map_or(Enforcement::Unlocked, |p| p.enforcement.clone())
     }
 
     /// Queue bytes for the program's input. Never blocks: a program that stops reading fills

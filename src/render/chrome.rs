@@ -57,6 +57,16 @@ pub struct Strip<'a> {
     pub cwd: Option<&'a str>,
     /// In inverse video at the right end: the search field, or how far the view is scrolled.
     pub right: Option<&'a str>,
+    /// At the left end: what the pane's lock enforces.
+    pub lock: Option<Badge<'a>>,
+}
+
+/// A word in color at a strip's left end.
+#[derive(Clone, Copy, Debug)]
+pub struct Badge<'a> {
+    pub text: &'a str,
+    /// The SGR color of its background (`32` green, `33` yellow, `31` red).
+    pub color: u8,
 }
 
 /// The search field as the strip shows it.
@@ -65,10 +75,17 @@ pub fn search_prompt(query: &str, missing: bool) -> String {
     format!("find: {}\u{2581}{missing}", clean(query, 60))
 }
 
-/// A pane's title strip. The lock badge and activity of later issues take its left end.
+/// A pane's title strip: its lock badge, program, title and directory; something at the right
+/// end. (The activity of a later issue joins the badge.)
 pub fn title_strip(strip: &Strip<'_>, cols: usize) -> Terminal {
     let mut row = one_row(cols);
-    let mut text = format!("\x1b[?25l\x1b[1m {}\x1b[0m", clean(strip.program, 40));
+    let mut text = String::from("\x1b[?25l");
+    if let Some(badge) = strip.lock {
+        // Black on the badge's color.
+        let background = badge.color + 10;
+        text.push_str(&format!("\x1b[30;{background}m {} \x1b[0m", clean(badge.text, 60)));
+    }
+    text.push_str(&format!("\x1b[1m {}\x1b[0m", clean(strip.program, 40)));
     if let Some(title) = strip.title.filter(|t| !t.is_empty()) {
         text.push_str(&format!("  {}", clean(title, 80)));
     }
@@ -106,10 +123,15 @@ mod tests {
             title: Some("build"),
             cwd: Some("/work"),
             right: Some(&search_prompt("needle", true)),
+            lock: None,
         };
         let row = title_strip(&strip, 60);
         let text = crate::term::row_text(&row.rows()[0]);
         assert!(text.starts_with(" bash  build  /work"), "{text:?}");
+        let badge = Badge { text: "Locked (files + network)", color: 32 };
+        let locked = title_strip(&Strip { lock: Some(badge), ..strip }, 80);
+        let text = crate::term::row_text(&locked.rows()[0]);
+        assert!(text.starts_with(" Locked (files + network)  bash  build"), "{text:?}");
         assert!(text.ends_with("find: needle\u{2581} (not found)"), "{text:?}");
         // Too narrow: the right part wins the space it needs, nothing panics.
         let narrow = title_strip(&strip, 5);

@@ -6,8 +6,22 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use paddock::config::{LockPolicy, Network, SecretRef};
-use paddock::pty::{PaneSession, PaneStatus, PtyError, SpawnSpec};
+use paddock::pty::{Locked, PaneSession, PaneStatus, PtyError, SpawnSpec};
+use paddock::sandbox::{Enforcement, Policy};
 use paddock::term::TermSize;
+
+fn spec_for(argv: &[&str]) -> SpawnSpec {
+    SpawnSpec {
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cwd: None,
+        env: vec![],
+        pane: 1,
+        size: TermSize::new(80, 24),
+        scrollback_lines: 100,
+        lock: None,
+        secrets: vec![],
+    }
+}
 
 fn spawn(argv: &[&str]) -> PaneSession {
     let spec = SpawnSpec {
@@ -153,29 +167,67 @@ fn a_missing_program_is_an_error_not_a_panic() {
     assert!(matches!(PaneSession::spawn(empty, Arc::new(|| {})), Err(PtyError::Spawn { .. })));
 }
 
-/// Until the sandbox and the vault exist, a program that asks for a lock or secrets does not
-/// run at all: the marker file it would write never appears.
+/// A locked program runs in its pane under the lock (through the launcher): it writes inside
+/// its folder, cannot see outside it, and the pane says what is enforced.
+#[cfg(target_os = "linux")]
 #[test]
-fn a_locked_or_secret_using_program_is_refused_not_run_unlocked() {
+fn a_locked_program_runs_in_its_pane_under_the_lock() {
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pty-lock-{}", std::process::id()));
+    let (inside, outside) = (root.join("inside"), root.join("outside"));
+    std::fs::create_dir_all(&inside).expect("inside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    std::fs::write(outside.join("secret"), "s").expect("secret");
+    let script = format!(
+        "echo in > {in}/written; cat {out}/secret || echo no-secret; sleep 5",
+        in = inside.display(),
+        out = outside.display()
+    );
+    let lock = LockPolicy {
+        write: vec![inside.clone()],
+        read: vec![],
+        protect: vec![],
+        network: Network::Off,
+    };
+    let spec = SpawnSpec {
+        lock: Some(Locked {
+            policy: Policy::from_lock(&lock, &[]),
+            launcher: env!("CARGO_BIN_EXE_paddock").into(),
+        }),
+        ..spec_for(&["/bin/sh", "-c", &script])
+    };
+    let pane = PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn locked");
+    assert_eq!(pane.enforcement(), Enforcement::Locked { network: false });
+    wait_for_text(&pane, "no-secret");
+    assert_eq!(std::fs::read_to_string(inside.join("written")).expect("written"), "in\n");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A lock that cannot be enforced as written (here: its folder is missing), or secrets before
+/// the vault exists: the program does not run at all, and the error says why.
+#[test]
+fn a_lock_that_cannot_hold_or_secrets_refuse_to_run_the_program() {
     let marker = std::env::temp_dir().join(format!("paddock-refused-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);
-    let spec = SpawnSpec {
-        argv: vec!["touch".into(), marker.display().to_string()],
-        cwd: None,
-        env: vec![],
-        pane: 1,
-        size: TermSize::new(80, 24),
-        scrollback_lines: 10,
-        lock: Some(LockPolicy {
-            write: vec![std::env::temp_dir()],
-            read: vec![],
-            protect: vec![],
-            network: Network::Off,
-        }),
-        secrets: vec![],
+    let touch = ["touch".to_owned(), marker.display().to_string()];
+    let lock = LockPolicy {
+        write: vec![std::env::temp_dir().join("paddock-no-such-folder")],
+        read: vec![],
+        protect: vec![],
+        network: Network::Off,
     };
-    let locked = PaneSession::spawn(spec.clone(), Arc::new(|| {}));
-    assert!(matches!(locked, Err(PtyError::LockUnavailable)));
+    let spec = SpawnSpec {
+        lock: Some(Locked {
+            policy: Policy::from_lock(&lock, &[]),
+            launcher: env!("CARGO_BIN_EXE_paddock").into(),
+        }),
+        ..spec_for(&[&touch[0], &touch[1]])
+    };
+    match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
+        Err(PtyError::LockRefused(why)) => assert!(why.contains("does not exist"), "{why}"),
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("a lock on a missing folder ran its program"),
+    }
     let secret = SecretRef { name: "key".into(), env: "KEY".into(), pin: None };
     let with_secret = SpawnSpec { lock: None, secrets: vec![secret], ..spec };
     assert!(matches!(

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::images::{read_png, write_png};
 
 use paddock::mux::{Axis, Divider, Rect};
-use paddock::render::chrome::{self, Strip};
+use paddock::render::chrome::{self, Badge, Strip};
 use paddock::render::gpu::{
     render_offscreen, render_rects, Gpu, Image, RectPipeline, TARGET_FORMAT,
 };
@@ -176,7 +176,9 @@ fn tabs_a_title_strip_a_selection_and_search_matches_render_as_the_golden_image(
     let (bar, spans) = chrome::tab_bar(&names, Some(1), cols, None);
     assert_eq!(spans.len(), 2);
     let prompt = chrome::search_prompt("error", false);
-    let strip = Strip { program: "bash", title: Some("tests"), cwd: None, right: Some(&prompt) };
+    let lock = Some(Badge { text: "Locked", color: 32 });
+    let strip =
+        Strip { program: "bash", title: Some("tests"), cwd: None, right: Some(&prompt), lock };
     let strip = chrome::title_strip(&strip, cols);
     let term = terminal(cols, 4, "cargo test\r\nerror: one failed\r\nok: Error, error\r\n$ ");
     let mut search = Search { query: "error".into(), current: None };

@@ -17,6 +17,7 @@ use crate::render::scene::{
     push_dividers, push_pane, rgba, CellSize, CursorStyle, PaneScene, RectInstance, Theme,
 };
 use crate::render::text::PaneText;
+use crate::sandbox::Enforcement;
 use crate::term::{CursorShape, Modes, TermSize, Terminal};
 use crate::view::PaneView;
 
@@ -191,17 +192,37 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
                 (None, Some(title)) if !title.is_empty() => title,
                 _ => tab.name.clone(),
             };
-            // Seen from any tab: a thread here is defined differently now.
-            if tab.panes().iter().any(|pane| workspace.config_changed(*pane)) {
-                format!("{name} \u{b7} config changed")
-            } else {
-                name
+            // Seen from any tab: how its panes are locked, and whether a thread here is defined
+            // differently now.
+            let locks: Vec<&str> = tab
+                .panes()
+                .iter()
+                .filter_map(|pane| workspace.lock_of(*pane))
+                .filter(|lock| **lock != Enforcement::Unlocked)
+                .map(Enforcement::level)
+                .collect();
+            let mut name = name;
+            if let Some(level) = locks.iter().max_by_key(|level| severity(level)) {
+                name = format!("{name} [{level}]");
             }
+            if tab.panes().iter().any(|pane| workspace.config_changed(*pane)) {
+                name = format!("{name} \u{b7} config changed");
+            }
+            name
         })
         .collect();
     let active = mux.active_tab().and_then(|a| mux.tabs().iter().position(|t| t.id == a.id));
     let note = software.then_some("software renderer");
     chrome::tab_bar(&names, active, cols, note)
+}
+
+/// How much a tab's lock word should worry its reader: the worst of its panes is shown.
+fn severity(level: &str) -> u8 {
+    match level {
+        "refused" => 3,
+        "degraded" => 2,
+        _ => 1,
+    }
 }
 
 /// A pane's title strip: its program, title and directory; on the right, how far it is
@@ -238,11 +259,22 @@ fn title_strip(
             n => Some(format!("\u{2191} {n} lines")),
         },
     };
+    let lock = workspace.lock_of(pane).filter(|l| **l != Enforcement::Unlocked);
+    let lock_text = lock.map(ToString::to_string);
+    let badge = lock.zip(lock_text.as_deref()).map(|(lock, text)| chrome::Badge {
+        text,
+        color: match lock {
+            Enforcement::Locked { .. } => 32,
+            Enforcement::Degraded(_) => 33,
+            Enforcement::Refused(_) | Enforcement::Unlocked => 31,
+        },
+    });
     let strip = chrome::Strip {
         program: &program,
         title: term.title(),
         cwd: term.working_directory(),
         right: right.as_deref(),
+        lock: badge,
     };
     chrome::title_strip(&strip, cols)
 }

@@ -282,6 +282,17 @@ pub struct PaneInfo {
     /// started (`restart` applies the new definition).
     #[serde(default)]
     pub config_changed: bool,
+    /// What the pane's folder lock enforces.
+    #[serde(default)]
+    pub lock: Option<LockInfo>,
+}
+
+/// A pane's lock: `level` is locked, degraded, unlocked or refused; `detail` says what is
+/// enforced (locked), what is not (degraded) or why not (refused).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockInfo {
+    pub level: String,
+    pub detail: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -94,6 +94,15 @@ pub fn build(
         0,
         Some("mode=0755"),
     )?;
+    // The pane's own temporary folders, first: lock folders in the host's /tmp are shown
+    // inside the pane's.
+    let fresh = ["/tmp", "/dev/shm"];
+    for path in fresh {
+        let target = inside(Path::new(path));
+        std::fs::create_dir_all(&target).map_err(|e| format!("cannot make {path}: {e}"))?;
+        let flags = libc::MS_NOSUID | libc::MS_NODEV;
+        mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), flags, Some("mode=1777"))?;
+    }
     for (path, file, _) in &sources {
         let target = inside(path);
         make_mount_point(&target, file)?;
@@ -110,14 +119,7 @@ pub fn build(
     ] {
         let _ = std::os::unix::fs::symlink(target, inside(Path::new(link)));
     }
-    // The pane's own temporary folders, and empty home and working folders to stand in.
-    let fresh = ["/tmp", "/dev/shm"];
-    for path in fresh {
-        let target = inside(Path::new(path));
-        std::fs::create_dir_all(&target).map_err(|e| format!("cannot make {path}: {e}"))?;
-        let flags = libc::MS_NOSUID | libc::MS_NODEV;
-        mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), flags, Some("mode=1777"))?;
-    }
+    // Empty home and working folders stand in for the real ones.
     for path in home.into_iter().chain(cwd) {
         let _ = std::fs::create_dir_all(inside(path));
     }
@@ -135,7 +137,8 @@ pub fn build(
         set_mount_attrs(path, 0, MOUNT_ATTR_RDONLY)?;
     }
     // A read-only folder inside a writable one stays read-only; so do protected paths.
-    let in_writable = |p: &Path| resolved.write.iter().any(|w| p.starts_with(w) && p != w);
+    let writable = || resolved.write.iter().map(PathBuf::as_path).chain(fresh.map(Path::new));
+    let in_writable = |p: &Path| writable().any(|w| p.starts_with(w) && p != w);
     for path in resolved.read.iter().filter(|p| in_writable(p)).chain(&resolved.protect) {
         set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
     }

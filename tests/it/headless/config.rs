@@ -57,37 +57,56 @@ fn configured_threads_open_at_launch_in_their_tabs_and_splits() {
     );
 }
 
+/// A locked thread runs under its lock and `paddock ls` says so; one whose lock cannot be
+/// enforced as written (here: the whole home folder writable) does not run, and its pane says
+/// why; one that asks for secrets waits for the vault.
 #[test]
-fn a_thread_with_a_lock_does_not_start_and_its_pane_says_why() {
+fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
     let runtime = Runtime::new();
+    let (work, home) = (runtime.dir.join("work"), runtime.dir.join("home"));
+    std::fs::create_dir_all(&work).expect("work");
+    std::fs::create_dir_all(&home).expect("home");
     let marker = runtime.dir.join("ran");
     write_config(
         &runtime,
         &format!(
             r#"(threads: [
-                (name: "locked", command: ["touch", "{marker}"], lock: (write: ["{dir}"])),
-                (name: "free", command: ["sh", "-c", "echo free; exec sleep 60"]),
+                (name: "locked", command: ["sh", "-c", "echo hi > {work}/out; cat {outside}/config/paddock/config.ron || echo hidden; exec sleep 60"], cwd: "{work}", lock: (write: ["{work}"])),
+                (name: "broad", command: ["touch", "{marker}"], lock: (write: ["~"])),
+                (name: "keyed", command: ["touch", "{marker}"], secrets: [(name: "k", env: "K")]),
             ])"#,
+            work = work.display(),
+            outside = runtime.dir.display(),
             marker = marker.display(),
-            dir = runtime.dir.display()
         ),
     );
-    let instance = runtime.start(&[]);
-    let screen = instance.wait_for_text("1", "was not started").replace('\n', " ");
+    let instance = runtime.start_with_env(&[], &[("HOME", home.as_os_str())]);
+    instance.wait_for_text("1", "hidden");
+    assert_eq!(std::fs::read_to_string(work.join("out")).expect("written inside"), "hi\n");
+    let lock = instance.pane(1)["lock"].clone();
+    assert_eq!(
+        (lock["level"].as_str(), lock["detail"].as_str()),
+        (Some("locked"), Some("files + network"))
+    );
+
+    let screen = instance.wait_for_text("2", "was not started").replace('\n', " ");
     assert!(
-        screen.contains(
-            "thread \"locked\" was not started: its configuration asks for a folder lock"
-        ),
+        screen.contains("thread \"broad\" was not started: its folder lock cannot be enforced"),
         "{screen}"
     );
-    assert_eq!(instance.pane(1)["status"], "no_program");
-    assert!(text(&instance.run(&["ls"]).stdout).contains("not started"));
+    assert!(screen.contains("would leave nothing locked"), "{screen}");
+    assert_eq!(instance.pane(2)["lock"]["level"], "refused");
+    assert_eq!(instance.pane(2)["status"], "no_program");
+    let plain = text(&instance.run(&["ls"]).stdout);
+    assert!(plain.contains("refused") && plain.contains("locked"), "{plain}");
     // Typing into it is refused with a reason, not lost silently.
-    let out = instance.run(&["ctl", "send", "--pane", "1", "--text", "x"]);
+    let out = instance.run(&["ctl", "send", "--pane", "2", "--text", "x"]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("runs no program"), "{}", text(&out.stderr));
-    instance.wait_for_text("2", "free");
-    assert!(!marker.exists(), "the locked program never ran");
+
+    let screen = instance.wait_for_text("3", "was not started").replace('\n', " ");
+    assert!(screen.contains("asks for secrets from the vault"), "{screen}");
+    assert!(!marker.exists(), "neither refused program ran");
 }
 
 #[test]

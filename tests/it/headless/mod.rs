@@ -47,10 +47,16 @@ impl Runtime {
 
     /// Start a headless instance and wait for it to print its socket.
     pub fn start(&self, args: &[&str]) -> Instance {
+        self.start_with_env(args, &[])
+    }
+
+    /// `start`, with these environment variables set for the instance.
+    pub fn start_with_env(&self, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Instance {
         let mut all = vec!["--headless"];
         all.extend_from_slice(args);
-        let mut child = self
-            .paddock(&all)
+        let mut command = self.paddock(&all);
+        command.envs(env.iter().copied());
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
