@@ -47,6 +47,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("src/view", PURE),
     ("src/input", PURE),
     ("src/pty", &["winit", "wgpu", "glyphon", "crate::render", "crate::app", "crate::ctl"]),
+    // The lock: kernel mechanisms and data, nothing of the window, panes or app.
+    (
+        "src/sandbox",
+        &["winit", "wgpu", "glyphon", "portable_pty", "crate::pty", "crate::app", "crate::render"],
+    ),
     // The configuration is data and checks: no window, GPU, PTY or control socket; of drawing
     // it knows only the pure scene's default colors.
     (
