@@ -63,7 +63,14 @@ fn exec(argv: Vec<String>) -> ExitCode {
         let args = argv.into_iter().skip(2).map(std::ffi::OsString::from).collect();
         paddock::sandbox::linux::launch::main(args)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        use std::os::unix::process::CommandExt;
+        let error = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+        eprintln!("paddock sandbox: cannot run {}: {error}; the command did not run", argv[0]);
+        ExitCode::from(125)
+    }
+    #[cfg(not(unix))]
     {
         let _ = argv;
         eprintln!("paddock sandbox: this platform cannot lock commands yet");

@@ -3,11 +3,12 @@
 //! [`Policy`] (`wrap`); a lock that cannot be enforced as written refuses to run the command.
 //!
 //! Linux: user, mount and network namespaces, Landlock and seccomp, applied by a launcher
-//! (`paddock __sandbox-exec`) that runs first in the pane's PTY. Elsewhere: not yet, and a
-//! lock is refused.
+//! (`paddock __sandbox-exec`) that runs first in the pane's PTY. macOS: Seatbelt through
+//! `/usr/bin/sandbox-exec` (`seatbelt`). Elsewhere: not yet, and a lock is refused.
 
 pub mod policy;
 pub mod resolve;
+pub mod seatbelt;
 
 #[cfg(target_os = "linux")]
 pub mod linux;
@@ -75,7 +76,12 @@ pub fn host(exe: std::path::PathBuf) -> Box<dyn Isolation + Send + Sync> {
     {
         Box::new(linux::Linux { exe })
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
+    {
+        let _ = exe;
+        Box::new(seatbelt::Seatbelt)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     {
         let _ = exe;
         Box::new(Unsupported)

@@ -37,6 +37,7 @@ mod render;
 mod replay_cli;
 #[cfg(target_os = "linux")]
 mod sandbox;
+mod seatbelt;
 mod tidy;
 #[cfg(target_os = "linux")]
 mod window;
