@@ -81,6 +81,9 @@ pub enum SandboxVerb {
         /// A path inside those it may not change (repeatable).
         #[arg(long, value_name = "PATH")]
         protect: Vec<PathBuf>,
+        /// A unix socket outside those folders it may connect to (repeatable).
+        #[arg(long, value_name = "PATH")]
+        socket: Vec<PathBuf>,
         /// The network: off (only unix sockets, and a private localhost) or on.
         #[arg(long, value_enum, default_value_t = Net::Off)]
         net: Net,

@@ -32,7 +32,7 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
                 }
             }
         }
-        SandboxVerb::Run { write, read, protect, net, command } => {
+        SandboxVerb::Run { write, read, protect, socket, net, command } => {
             let absolute = |paths: Vec<PathBuf>| -> Vec<PathBuf> {
                 paths.into_iter().map(|p| std::path::absolute(&p).unwrap_or(p)).collect()
             };
@@ -41,6 +41,8 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
                 read: absolute(read),
                 protect: absolute(protect),
                 network: if net == Net::On { Network::On } else { Network::Off },
+                sockets: absolute(socket),
+                allow_broad_write: false,
             };
             let policy = Policy::from_lock(&lock, &sandbox::guarded_folders());
             let launch = isolation.wrap(&policy, &command);

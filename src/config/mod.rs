@@ -89,6 +89,10 @@ pub struct LockPolicy {
     pub read: Vec<PathBuf>,
     pub protect: Vec<PathBuf>,
     pub network: Network,
+    /// Unix sockets outside its folders it may connect to (an ssh agent, a database).
+    pub sockets: Vec<PathBuf>,
+    /// `/` or the home folder as a `write` folder: refused unless this says yes.
+    pub allow_broad_write: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -67,6 +67,8 @@ pub struct RawLock {
     pub read: Option<Vec<String>>,
     pub protect: Option<Vec<String>>,
     pub network: Option<RawNetwork>,
+    pub sockets: Option<Vec<String>>,
+    pub allow_broad_write: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]

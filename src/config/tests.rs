@@ -84,6 +84,8 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     read: vec![home.path(".cargo"), PathBuf::from("/usr")],
                     protect: vec![app.join(".env")],
                     network: Network::On,
+                    sockets: vec![home.path(".ssh/agent.sock")],
+                    allow_broad_write: false,
                 }),
                 secrets: vec![SecretRef {
                     name: "anthropic-key".into(),

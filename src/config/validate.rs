@@ -380,7 +380,16 @@ fn lock_policy(check: &mut Checker<'_>, at: &FieldPath, raw: RawLock) -> Option<
         None | Some(RawNetwork::Off) => Network::Off,
         Some(RawNetwork::On) => Network::On,
     };
-    (check.diagnostics.len() == before).then_some(LockPolicy { write, read, protect, network })
+    // Sockets may appear later (a service not started yet): only their form is checked here.
+    let sockets = raw.sockets.unwrap_or_default();
+    let sockets = sockets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, path)| check.absolute(&at.field("sockets").index(i), path))
+        .collect();
+    let allow_broad_write = raw.allow_broad_write.unwrap_or(false);
+    let lock = LockPolicy { write, read, protect, network, sockets, allow_broad_write };
+    (check.diagnostics.len() == before).then_some(lock)
 }
 
 fn secrets(check: &mut Checker<'_>, at: &FieldPath, raw: Vec<RawSecret>) -> Vec<SecretRef> {

@@ -47,8 +47,8 @@ impl Policy {
             read: lock.read.clone(),
             protect,
             network: lock.network == Network::On,
-            unix_sockets: Vec::new(),
-            allow_broad_write: false,
+            unix_sockets: lock.sockets.clone(),
+            allow_broad_write: lock.allow_broad_write,
         }
     }
 }
@@ -111,6 +111,8 @@ mod tests {
             read: vec!["/usr".into()],
             protect: vec!["/home/u/app/.env".into()],
             network: Network::Off,
+            sockets: vec![],
+            allow_broad_write: false,
         };
         let guarded = ["/home/u/app/.paddock".into(), "/home/u/.config/paddock".into()];
         let policy = Policy::from_lock(&lock, &guarded);

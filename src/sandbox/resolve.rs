@@ -50,6 +50,8 @@ pub enum ResolveError {
     Broad(PathBuf),
     #[error("a lock path must be absolute: {0}")]
     Relative(PathBuf),
+    #[error("the socket {0} the lock lets through does not exist")]
+    MissingSocket(PathBuf),
 }
 
 /// Resolve `policy`'s paths; `home` is the user's home folder.
@@ -109,7 +111,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     let unix_sockets = policy
         .unix_sockets
         .iter()
-        .map(|path| path.canonicalize().map_err(|_| ResolveError::Missing(path.clone())))
+        .map(|path| path.canonicalize().map_err(|_| ResolveError::MissingSocket(path.clone())))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Resolved { write, read, protect, unprotected, unix_sockets, network: policy.network })
 }

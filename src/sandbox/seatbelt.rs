@@ -44,6 +44,12 @@ pub fn profile(resolved: &Resolved, tty: Option<&Path>, tmpdir: &Path) -> Profil
         text.push_str(&format!("(allow file-read* process-exec (subpath {p}))\n"));
         text.push_str(&format!("(allow file-write* (require-all (subpath {p}){not_protected}))\n"));
     }
+    for (i, path) in resolved.unix_sockets.iter().enumerate() {
+        let p = param("SOCKET", i, path);
+        text.push_str(&format!(
+            "(allow network-outbound (remote unix-socket (path-literal {p})))\n"
+        ));
+    }
     if let Some(tty) = tty {
         let p = param("TTY", 0, tty);
         text.push_str(&format!("(allow file-read* file-write* file-ioctl (literal {p}))\n"));

@@ -188,6 +188,8 @@ fn a_locked_program_runs_in_its_pane_under_the_lock() {
         read: vec![],
         protect: vec![],
         network: Network::Off,
+        sockets: vec![],
+        allow_broad_write: false,
     };
     let spec = SpawnSpec {
         lock: Some(Locked {
@@ -215,6 +217,8 @@ fn a_lock_that_cannot_hold_or_secrets_refuse_to_run_the_program() {
         read: vec![],
         protect: vec![],
         network: Network::Off,
+        sockets: vec![],
+        allow_broad_write: false,
     };
     let spec = SpawnSpec {
         lock: Some(Locked {

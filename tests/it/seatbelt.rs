@@ -37,6 +37,10 @@ const KNOWN: &[&str] = &[
     "require-not",
     "network*",
     "system-socket",
+    "network-outbound",
+    "remote",
+    "unix-socket",
+    "path-literal",
 ];
 
 fn resolved(root: &Path, network: bool) -> Resolved {
@@ -45,7 +49,7 @@ fn resolved(root: &Path, network: bool) -> Resolved {
         read: vec![root.join("docs"), root.join(".gitconfig")],
         protect: vec![root.join("app/.git/hooks"), root.join("app/.env")],
         unprotected: vec![(root.join("app/.missing"), Unprotected::Missing)],
-        unix_sockets: vec![],
+        unix_sockets: vec![root.join(".ssh/agent.sock")],
         network,
     }
 }

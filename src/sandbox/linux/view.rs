@@ -75,6 +75,10 @@ pub fn build(
     for path in &resolved.protect {
         open_source(&mut sources, path, Role::Protect)?;
     }
+    // Sockets the lock lets through are shown where they are; no other socket is there.
+    for path in &resolved.unix_sockets {
+        open_source(&mut sources, path, Role::Read)?;
+    }
     // Outer folders before the ones inside them; protections last, on top.
     sources.sort_by_key(|(path, _, role)| (*role == Role::Protect, path.components().count()));
 

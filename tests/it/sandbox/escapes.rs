@@ -267,6 +267,20 @@ fn the_network_is_off_but_localhost_inside_the_pane_works() {
     assert!(abstract_listener.accept().is_err(), "the abstract listener received nothing");
     assert!(fx.probe(&["dns", "example.com"]).starts_with("err"), "no name resolution");
 
+    // Positive control: a socket the lock lets through is reached, and only that one.
+    let allowed = UnixListener::bind(fx.outside.join("allowed.sock")).expect("allowed listener");
+    let allowed_path = fx.path("outside/allowed.sock");
+    let reader = std::thread::spawn(move || {
+        let (mut stream, _) = allowed.accept().expect("accept");
+        let mut got = String::new();
+        let _ = stream.read_to_string(&mut got);
+        got
+    });
+    let through = ["--socket", allowed_path.as_str()];
+    assert_eq!(fx.probe_with(&through, &["unix", &allowed_path]), "ok");
+    assert_eq!(reader.join().expect("reader"), "pwned");
+    assert_eq!(fx.probe_with(&through, &["unix", &fx.path("outside/host.sock")]), "err ENOENT");
+
     // A port opened inside cannot be reached from the host.
     let lock = fx.lock.display().to_string();
     let mut inside = Command::new(PADDOCK)
