@@ -11,15 +11,14 @@ use super::policy::{Policy, PROTECTED_IN_EACH_FOLDER};
 pub struct Resolved {
     pub write: Vec<PathBuf>,
     pub read: Vec<PathBuf>,
-    /// Protected paths that exist: made read-only where they are.
+    /// Protected paths: made read-only where they are.
     pub protect: Vec<PathBuf>,
-    /// Protected paths that cannot be protected, and why: not enforced, and said so.
-    pub unprotected: Vec<(PathBuf, Unprotected)>,
     pub unix_sockets: Vec<PathBuf>,
     pub network: bool,
 }
 
-/// Why a protected path cannot be kept as it is.
+/// Why a protected path cannot be kept as it is (the lock is then refused: a protection that
+/// does not hold is not a protection).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unprotected {
     /// It does not exist, and could be created.
@@ -31,8 +30,12 @@ pub enum Unprotected {
 impl std::fmt::Display for Unprotected {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Unprotected::Missing => "does not exist yet, and nothing stops its creation",
-            Unprotected::Link => "is a symbolic link, and nothing stops its replacement",
+            Unprotected::Missing => {
+                "does not exist, so nothing could stop its creation (create it, or leave it out)"
+            }
+            Unprotected::Link => {
+                "is a symbolic link, so nothing could stop its replacement (protect its target)"
+            }
         })
     }
 }
@@ -52,6 +55,8 @@ pub enum ResolveError {
     Relative(PathBuf),
     #[error("the socket {0} the lock lets through does not exist")]
     MissingSocket(PathBuf),
+    #[error("the protected path {0} {1}")]
+    Unprotectable(PathBuf, Unprotected),
 }
 
 /// Resolve `policy`'s paths; `home` is the user's home folder.
@@ -87,7 +92,6 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut protect = Vec::new();
-    let mut unprotected = Vec::new();
     for path in &policy.protect {
         if !path.is_absolute() {
             return Err(ResolveError::Relative(path.clone()));
@@ -103,7 +107,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
                 let no_repository = path.parent().is_some_and(|git| !git.is_dir());
                 if inside && !(git_file && no_repository) {
                     let why = if is_link { Unprotected::Link } else { Unprotected::Missing };
-                    unprotected.push((path.clone(), why));
+                    return Err(ResolveError::Unprotectable(path.clone(), why));
                 }
             }
         }
@@ -113,7 +117,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         .iter()
         .map(|path| path.canonicalize().map_err(|_| ResolveError::MissingSocket(path.clone())))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Resolved { write, read, protect, unprotected, unix_sockets, network: policy.network })
+    Ok(Resolved { write, read, protect, unix_sockets, network: policy.network })
 }
 
 #[cfg(test)]
@@ -129,20 +133,22 @@ mod tests {
     }
 
     #[test]
-    fn folders_are_canonical_and_missing_protections_are_named() {
+    fn folders_are_canonical_and_protections_that_cannot_hold_refuse_the_lock() {
         let dir = scratch("paths");
         let app = dir.join("app");
-        let policy = Policy {
+        let mut policy = Policy {
             write: vec![dir.join("app/../app")],
-            protect: vec![app.join(".git/hooks"), app.join(".env"), dir.join("elsewhere")],
+            // Outside every writable folder, a protection is not needed: ignored.
+            protect: vec![app.join(".git/hooks"), dir.join("elsewhere")],
             ..Policy::default()
         };
         let resolved = resolve(&policy, None).expect("resolves");
         let app = app.canonicalize().expect("canonical");
         assert_eq!(resolved.write, vec![app.clone()]);
         assert_eq!(resolved.protect, vec![app.join(".git/hooks")]);
-        let missing = vec![(dir.join("app/.env"), Unprotected::Missing)];
-        assert_eq!(resolved.unprotected, missing, "outside folders need none");
+        policy.protect.push(app.join(".env"));
+        let refused = Err(ResolveError::Unprotectable(app.join(".env"), Unprotected::Missing));
+        assert_eq!(resolve(&policy, None), refused);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

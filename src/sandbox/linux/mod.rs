@@ -99,19 +99,16 @@ impl Isolation for Linux {
     }
 
     fn wrap(&self, policy: &Policy, command: &[String]) -> Launch {
+        // What the launcher will refuse is refused here, before anything starts.
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        let resolved = match resolve(policy, home.as_deref()) {
-            Ok(resolved) => resolved,
-            Err(why) => return Launch::refused(why.to_string()),
-        };
+        if let Err(why) = resolve(policy, home.as_deref()) {
+            return Launch::refused(why.to_string());
+        }
         let probe = self.probe();
         if let Some(why) = probe.blocker {
             return Launch::refused(format!("this system cannot enforce a lock: {why}"));
         }
-        let mut gaps = probe.gaps;
-        gaps.extend(
-            resolved.unprotected.iter().map(|(path, why)| format!("{} {why}", path.display())),
-        );
+        let gaps = probe.gaps;
         let enforcement = if gaps.is_empty() {
             Enforcement::Locked { network: policy.network }
         } else {

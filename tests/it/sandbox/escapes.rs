@@ -81,7 +81,8 @@ fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
 
 #[test]
 fn protected_paths_inside_the_lock_stay_as_they_are() {
-    let fx = Fixture::new("protected");
+    let mut fx = Fixture::new("protected");
+    fx.config_home = fx.lock.join(".config");
     let config = fx.lock.join(".config/paddock");
     std::fs::create_dir_all(&config).expect("paddock config folder");
     std::fs::write(config.join("config.ron"), "()").expect("config");
@@ -120,23 +121,24 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
     assert_eq!(std::fs::read_to_string(&protect).expect("notes"), "keep");
 }
 
-/// What cannot be enforced is said, not hidden: a protected path that does not exist yet (it
-/// could be created) or is a symbolic link (it could be swapped) makes the lock "degraded".
+/// A protection that could not hold is no protection: a protected path that does not exist
+/// (it could be created) or is a symbolic link (it could be swapped) refuses the whole lock,
+/// and the command does not run.
 #[test]
-fn protections_that_cannot_hold_are_reported_as_degraded() {
-    let fx = Fixture::new("degraded");
+fn protections_that_could_not_hold_refuse_the_lock() {
+    let fx = Fixture::new("unprotectable");
     std::os::unix::fs::symlink(fx.lock.join("file.txt"), fx.lock.join("alias")).expect("link");
     let cases = [
-        ("lock/missing.env", "does not exist yet, and nothing stops its creation"),
-        ("lock/alias", "is a symbolic link, and nothing stops its replacement"),
+        ("lock/missing.env", "does not exist, so nothing could stop its creation"),
+        ("lock/alias", "is a symbolic link, so nothing could stop its replacement"),
     ];
     for (path, why) in cases {
         let path = fx.path(path);
-        let out = fx.run(&["--protect", &path], &["read", "/dev/null"]);
+        let out = fx.run(&["--protect", &path], &["write", &fx.path("lock/ran")]);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.starts_with("paddock sandbox: Degraded: "), "{stderr}");
-        assert!(stderr.contains(&format!("{path} {why}")), "{stderr}");
-        assert!(out.status.success(), "a degraded lock still runs, saying so");
+        assert_eq!(out.status.code(), Some(125), "{stderr}");
+        assert!(stderr.contains(&format!("Refused: the protected path {path} {why}")), "{stderr}");
+        assert!(!fx.lock.join("ran").exists(), "the command did not run");
     }
 }
 

@@ -23,6 +23,9 @@ pub struct Fixture {
     pub ro: PathBuf,
     pub outside: PathBuf,
     pub home: PathBuf,
+    /// `XDG_CONFIG_HOME` for the locked command (paddock's configuration folder is protected
+    /// where it falls inside the lock).
+    pub config_home: PathBuf,
 }
 
 impl Fixture {
@@ -35,6 +38,7 @@ impl Fixture {
             ro: root.join("ro"),
             outside: root.join("outside"),
             home: root.join("home"),
+            config_home: root.join("config"),
             root,
         };
         for dir in
@@ -71,7 +75,7 @@ impl Fixture {
             .args(["--", PYTHON, "-c", PROBE])
             .args(args)
             .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.lock.join(".config"))
+            .env("XDG_CONFIG_HOME", &self.config_home)
             .current_dir(&self.lock)
             .stdin(Stdio::null());
         command.output().expect("run paddock sandbox")
