@@ -74,9 +74,11 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     let write = policy.write.iter().map(folder).collect::<Result<Vec<_>, _>>()?;
     let home = home.and_then(|h| h.canonicalize().ok());
     if !policy.allow_broad_write {
-        if let Some(broad) =
-            write.iter().find(|w| w.parent().is_none() || Some(*w) == home.as_ref())
-        {
+        // `/`, the home folder, or a folder holding it (`/home`).
+        let broad_folder = |w: &&PathBuf| {
+            w.parent().is_none() || home.as_ref().is_some_and(|home| home.starts_with(w))
+        };
+        if let Some(broad) = write.iter().find(broad_folder) {
             return Err(ResolveError::Broad(broad.clone()));
         }
     }

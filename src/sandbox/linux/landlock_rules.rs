@@ -55,8 +55,12 @@ fn build(
     rules.extend(INFO.iter().map(|p| (Path::new(*p), AccessFs::ReadFile | AccessFs::ReadDir)));
     rules.extend(DEVICES.iter().map(|p| (Path::new(*p), file)).chain(tty.map(|t| (t, file))));
     rules.extend(resolved.read.iter().map(|p| (p.as_path(), read)));
+    let dns = super::view::dns_folder(resolved.network);
+    rules.extend(dns.as_deref().map(|p| (p, read)));
+    rules.extend(resolved.unix_sockets.iter().map(|p| (p.as_path(), file)));
     let write = AccessFs::from_all(abi);
-    rules.extend(resolved.write.iter().map(|p| (p.as_path(), write)).chain([(tmpdir, write)]));
+    let own = [(tmpdir, write), (Path::new("/dev/shm"), write)];
+    rules.extend(resolved.write.iter().map(|p| (p.as_path(), write)).chain(own));
     for (path, access) in rules {
         // A system folder this host does not have is no rule.
         let Ok(fd) = PathFd::new(path) else {

@@ -60,13 +60,31 @@ fn parse(args: Vec<OsString>) -> Result<(Policy, Vec<OsString>), String> {
 
 /// Every step before the exec; returns the pane's temporary folder.
 fn lock(policy: &Policy) -> Result<PathBuf, String> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    // Canonical, as every path of the view is (`/home` may be a link to `/var/home`).
+    let home = std::env::var_os("HOME").map(|h| {
+        let home = PathBuf::from(h);
+        home.canonicalize().unwrap_or(home)
+    });
     let resolved = resolve(policy, home.as_deref()).map_err(|e| e.to_string())?;
-    // What must be known from outside the namespaces: who we are and which terminal is ours.
+    // What must be known from outside the namespaces: who we are and which terminal is ours
+    // (a terminal only: whatever else stdin is gets no rights by being there).
     // SAFETY: plain getters.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    let tty = std::fs::read_link("/proc/self/fd/0").ok().filter(|p| p.starts_with("/dev/"));
+    let tty = std::fs::read_link("/proc/self/fd/0")
+        .ok()
+        .filter(|p| p.starts_with("/dev/pts/") || p.to_string_lossy().starts_with("/dev/tty"));
     let cwd = std::env::current_dir().ok();
+    if let Some(cwd) = &cwd {
+        let shown = resolved.write.iter().chain(&resolved.read).any(|f| cwd.starts_with(f));
+        if !shown {
+            let _ = writeln!(
+                std::io::stderr(),
+                "{PREFIX} the working folder {} is outside the lock: the command starts in an \
+                 empty stand-in",
+                cwd.display()
+            );
+        }
+    }
     close_inherited_fds()?;
     enter_namespaces(uid, gid, resolved.network)?;
     let tmpdir = view::build(&resolved, home.as_deref(), cwd.as_deref(), tty.as_deref())?;

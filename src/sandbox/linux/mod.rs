@@ -108,7 +108,16 @@ impl Isolation for Linux {
         if let Some(why) = probe.blocker {
             return Launch::refused(format!("this system cannot enforce a lock: {why}"));
         }
-        let gaps = probe.gaps;
+        let mut gaps = probe.gaps;
+        // Without the network the pane's own network namespace keeps abstract sockets apart.
+        if policy.network {
+            if let Some(abi) = landlock_abi().ok().filter(|abi| *abi < 6) {
+                gaps.push(format!(
+                    "Landlock ABI {abi} cannot keep it from the abstract unix sockets of your \
+                     other programs (an X server among them; needs 6)"
+                ));
+            }
+        }
         let enforcement = if gaps.is_empty() {
             Enforcement::Locked { network: policy.network }
         } else {

@@ -45,6 +45,11 @@ pub fn build(
     cwd: Option<&Path>,
     tty: Option<&Path>,
 ) -> Result<PathBuf, String> {
+    // Where paddock's control socket and the session's runtime folder are, asked before the
+    // stage hides the host's /tmp.
+    // SAFETY: getuid(2).
+    let uid = unsafe { libc::getuid() };
+    let hidden = [crate::ctl::socket_dir(), PathBuf::from(format!("/run/user/{uid}"))];
     mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
     // Every source is opened first: the stage is mounted over some of them.
     let mut sources: Vec<(PathBuf, File, Role)> = Vec::new();
@@ -56,9 +61,8 @@ pub fn build(
             Err(_) => open_source(&mut sources, path, Role::System)?,
         }
     }
-    if resolved.network {
-        // /etc/resolv.conf usually points here.
-        open_source(&mut sources, Path::new("/run/systemd/resolve"), Role::System)?;
+    if let Some(dns) = dns_folder(resolved.network) {
+        open_source(&mut sources, &dns, Role::System)?;
     }
     for path in ["/proc", "/sys"] {
         open_source(&mut sources, Path::new(path), Role::Info)?;
@@ -72,7 +76,15 @@ pub fn build(
     for path in &resolved.write {
         open_source(&mut sources, path, Role::Write)?;
     }
+    // Every folder between a writable folder and a protected path is a mount point of its own,
+    // so it cannot be renamed away with the protection inside (`mv .git .git2; mkdir .git`).
     for path in &resolved.protect {
+        for folder in resolved.write.iter().filter(|w| path.starts_with(w)) {
+            let between = path.ancestors().skip(1).take_while(|a| *a != folder.as_path());
+            for ancestor in between {
+                open_source(&mut sources, ancestor, Role::Write)?;
+            }
+        }
         open_source(&mut sources, path, Role::Protect)?;
     }
     // Sockets the lock lets through are shown where they are; no other socket is there.
@@ -114,6 +126,17 @@ pub fn build(
         mount(Some(&source), &target, None, libc::MS_BIND | libc::MS_REC, None)
             .map_err(|e| format!("{e} (showing {})", path.display()))?;
     }
+    // paddock's control socket and the session's runtime folder, where a lock folder shows
+    // them (a lock on /tmp, on $XDG_RUNTIME_DIR): hidden under empty folders. A unix socket is
+    // reached by `connect`, which a read-only mount does not stop.
+    let bound = || resolved.write.iter().chain(&resolved.read);
+    for hidden in hidden {
+        let shown = bound().any(|f| hidden.starts_with(f));
+        let holds_lock = bound().any(|f| f.starts_with(&hidden));
+        if shown && !holds_lock && inside(&hidden).is_dir() {
+            mount(Some(Path::new("tmpfs")), &inside(&hidden), Some("tmpfs"), 0, Some("mode=0700"))?;
+        }
+    }
     for (link, target) in [
         ("/dev/fd", "/proc/self/fd"),
         ("/dev/stdin", "/proc/self/fd/0"),
@@ -140,16 +163,34 @@ pub fn build(
     for path in resolved.write.iter().map(PathBuf::as_path).chain(fresh.map(Path::new)) {
         set_mount_attrs(path, 0, MOUNT_ATTR_RDONLY)?;
     }
-    // A read-only folder inside a writable one stays read-only; so do protected paths.
+    // A read-only folder inside a writable one stays read-only, a writable one inside that is
+    // writable again; protected paths are read-only whatever holds them.
     let writable = || resolved.write.iter().map(PathBuf::as_path).chain(fresh.map(Path::new));
     let in_writable = |p: &Path| writable().any(|w| p.starts_with(w) && p != w);
-    for path in resolved.read.iter().filter(|p| in_writable(p)).chain(&resolved.protect) {
+    for path in resolved.read.iter().filter(|p| in_writable(p)) {
+        set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
+    }
+    let in_read = |p: &Path| resolved.read.iter().any(|r| p.starts_with(r) && p != r);
+    for path in resolved.write.iter().filter(|p| in_read(p)) {
+        set_mount_attrs(path, 0, MOUNT_ATTR_RDONLY)?;
+    }
+    for path in &resolved.protect {
         set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
     }
     let start = cwd.filter(|c| c.is_dir()).or(home).unwrap_or(root);
     std::env::set_current_dir(start)
         .map_err(|e| format!("cannot enter {}: {e}", start.display()))?;
     Ok(PathBuf::from("/tmp"))
+}
+
+/// With the network on, the folder `/etc/resolv.conf` points into when it points out of /etc
+/// (systemd-resolved, NetworkManager, resolvconf), so that names resolve.
+pub fn dns_folder(network: bool) -> Option<PathBuf> {
+    if !network {
+        return None;
+    }
+    let target = Path::new("/etc/resolv.conf").canonicalize().ok()?;
+    (!target.starts_with("/etc")).then(|| target.parent().map(Path::to_owned)).flatten()
 }
 
 fn open_source(

@@ -27,6 +27,7 @@ fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
         (vec!["mkdir".into(), fx.path("lock/sub/dir")], "ok"),
         (vec!["rename".into(), fx.path("lock/new.txt"), fx.path("lock/sub/moved.txt")], "ok"),
         (vec!["write".into(), "/tmp/scratch".into()], "ok"),
+        (vec!["write".into(), "/dev/shm/scratch".into()], "ok"),
         // Reading outside: the files are not in the lock's view at all.
         (vec!["read".into(), secret.clone()], "err ENOENT"),
         (vec!["read".into(), fx.path("outside/.ssh/id_rsa")], "err ENOENT"),
@@ -97,7 +98,10 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
         (vec!["append".into(), fx.path("lock/.git/config")], "err EROFS"),
         (vec!["rename".into(), fx.path("lock/.git/hooks"), fx.path("lock/.git/h2")], "err EBUSY"),
         (vec!["rmtree".into(), fx.path("lock/.git/hooks")], "err EBUSY"),
-        (vec!["rename".into(), fx.path("lock/file.txt"), fx.path("lock/.git/config")], "err EBUSY"),
+        // Nor can the folder holding them be swapped for a fresh one.
+        (vec!["rename".into(), fx.path("lock/.git"), fx.path("lock/git2")], "err EBUSY"),
+        (vec!["rename".into(), fx.path("lock/.config"), fx.path("lock/c2")], "err EBUSY"),
+        (vec!["rename".into(), fx.path("lock/file.txt"), fx.path("lock/.git/config")], "err EXDEV"),
         (vec!["delete".into(), fx.path("lock/.git/config")], "err EBUSY"),
         // paddock's own configuration, inside the lock here, cannot be rewritten.
         (vec!["write".into(), fx.path("lock/.config/paddock/config.ron")], "err EROFS"),
@@ -352,7 +356,8 @@ fn git_commits_inside_the_lock() {
 fn a_lock_that_cannot_be_applied_does_not_run_the_command() {
     let fx = Fixture::new("refused");
     let marker = fx.lock.join("ran");
-    for folder in [fx.path("nope"), fx.home.display().to_string()] {
+    // A missing folder; the home folder; a folder holding it.
+    for folder in [fx.path("nope"), fx.home.display().to_string(), fx.root.display().to_string()] {
         let out = Command::new(PADDOCK)
             .args(["sandbox", "run", "--write", &folder, "--", "/usr/bin/touch"])
             .arg(&marker)
@@ -364,4 +369,26 @@ fn a_lock_that_cannot_be_applied_does_not_run_the_command() {
         assert!(stderr.contains("the command did not run"), "{stderr}");
         assert!(!marker.exists());
     }
+}
+
+/// paddock's control socket is not reachable from a lock even when a lock folder holds it (a
+/// lock on the runtime folder): it is hidden under an empty folder, as is the session's
+/// runtime folder.
+#[test]
+fn the_control_socket_stays_out_of_reach_when_a_lock_folder_holds_it() {
+    let fx = Fixture::new("control");
+    let control = crate::headless::Runtime::new();
+    let instance = control.start(&["-e", "sleep", "60"]);
+    let socket = instance.socket.display().to_string();
+    let runtime = control.dir.display().to_string();
+    let out = Command::new(PADDOCK)
+        .args(["sandbox", "run", "--write", &runtime, "--", PYTHON, "-c", PROBE, "unix", &socket])
+        .env("XDG_RUNTIME_DIR", &control.dir)
+        .env("HOME", &fx.home)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.trim(), "err ENOENT", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(instance.ls()["instances"][0]["panes"].as_array().is_some_and(|p| p.len() == 1));
 }
