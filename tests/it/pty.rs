@@ -23,6 +23,19 @@ fn spec_for(argv: &[&str]) -> SpawnSpec {
     }
 }
 
+/// A lock that lets the program write `folder` only, applied by paddock's launcher.
+fn lock_on(folder: std::path::PathBuf) -> Locked {
+    let lock = LockPolicy {
+        write: vec![folder],
+        read: vec![],
+        protect: vec![],
+        network: Network::Off,
+        sockets: vec![],
+        allow_broad_write: false,
+    };
+    Locked { policy: Policy::from_lock(&lock, &[]), launcher: env!("CARGO_BIN_EXE_paddock").into() }
+}
+
 fn spawn(argv: &[&str]) -> PaneSession {
     let spec = SpawnSpec {
         argv: argv.iter().map(|s| s.to_string()).collect(),
@@ -183,21 +196,8 @@ fn a_locked_program_runs_in_its_pane_under_the_lock() {
         in = inside.display(),
         out = outside.display()
     );
-    let lock = LockPolicy {
-        write: vec![inside.clone()],
-        read: vec![],
-        protect: vec![],
-        network: Network::Off,
-        sockets: vec![],
-        allow_broad_write: false,
-    };
-    let spec = SpawnSpec {
-        lock: Some(Locked {
-            policy: Policy::from_lock(&lock, &[]),
-            launcher: env!("CARGO_BIN_EXE_paddock").into(),
-        }),
-        ..spec_for(&["/bin/sh", "-c", &script])
-    };
+    let spec =
+        SpawnSpec { lock: Some(lock_on(inside.clone())), ..spec_for(&["/bin/sh", "-c", &script]) };
     let pane = PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn locked");
     assert_eq!(pane.enforcement(), Enforcement::Locked { network: false });
     wait_for_text(&pane, "no-secret");
@@ -212,19 +212,8 @@ fn a_lock_that_cannot_hold_or_secrets_refuse_to_run_the_program() {
     let marker = std::env::temp_dir().join(format!("paddock-refused-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);
     let touch = ["touch".to_owned(), marker.display().to_string()];
-    let lock = LockPolicy {
-        write: vec![std::env::temp_dir().join("paddock-no-such-folder")],
-        read: vec![],
-        protect: vec![],
-        network: Network::Off,
-        sockets: vec![],
-        allow_broad_write: false,
-    };
     let spec = SpawnSpec {
-        lock: Some(Locked {
-            policy: Policy::from_lock(&lock, &[]),
-            launcher: env!("CARGO_BIN_EXE_paddock").into(),
-        }),
+        lock: Some(lock_on(std::env::temp_dir().join("paddock-no-such-folder"))),
         ..spec_for(&[&touch[0], &touch[1]])
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {

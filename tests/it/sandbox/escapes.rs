@@ -10,7 +10,7 @@ use std::os::unix::net::UnixListener;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::{snapshot, state, Fixture, PADDOCK, PROBE, PYTHON};
+use super::{check, snapshot, state, Fixture, PADDOCK, PROBE, PYTHON};
 
 #[test]
 fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
@@ -33,9 +33,9 @@ fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
         (vec!["read".into(), fx.path("outside/.ssh/id_rsa")], "err ENOENT"),
         (vec!["listdir".into(), outside.clone()], "err ENOENT"),
         (vec!["read".into(), format!("/proc/self/root{secret}")], "err ENOENT"),
-        // The home folder is an empty stand-in, and read-only.
+        // The home folder is an empty stand-in (whatever is written there stays in the view:
+        // the real ~/.bashrc is checked below).
         (vec!["read".into(), rc.display().to_string()], "err ENOENT"),
-        (vec!["write".into(), rc.display().to_string()], "err EROFS"),
         // Changing outside.
         (vec!["write".into(), secret.clone()], "err ENOENT"),
         (vec!["append".into(), secret.clone()], "err ENOENT"),
@@ -64,15 +64,11 @@ fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
         (vec!["write".into(), "/dev/null".into()], "ok"),
         (vec!["read".into(), "/dev/sda".into()], "err ENOENT"),
     ];
-    let mut wrong = Vec::new();
-    for (args, expected) in &cases {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let found = fx.probe(&args);
-        if found != *expected {
-            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    check(&fx, &[], &cases);
+    // Attempts whose answer depends on where the stand-in lies (read-only root, or the pane's
+    // own /tmp): what matters is that the real files do not change.
+    fx.probe(&["write", &rc.display().to_string()]);
+    fx.probe(&["append", &rc.display().to_string()]);
     assert_eq!(snapshot(&fx.outside), before, "nothing outside changed");
     assert_eq!(state(&rc), rc_before, "~/.bashrc unchanged");
     let moved = std::fs::read_to_string(fx.lock.join("sub/moved.txt")).expect("written inside");
@@ -109,15 +105,7 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
         // Positive control: the rest of the repository folder is writable.
         (vec!["write".into(), fx.path("lock/.git/HEAD")], "ok"),
     ];
-    let mut wrong = Vec::new();
-    for (args, expected) in &cases {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let found = fx.probe_with(&extra, &args);
-        if found != *expected {
-            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    check(&fx, &extra, &cases);
     let after: Vec<_> =
         snapshot(&fx.lock.join(".git")).into_iter().filter(|(p, _)| !p.ends_with("HEAD")).collect();
     assert_eq!(after, before, "hooks and config unchanged");
@@ -173,15 +161,7 @@ fn processes_outside_the_lock_are_out_of_reach() {
         // Positive control: its own children it may signal.
         (vec!["spawn".into(), "/bin/sh".into(), "-c".into(), "sleep 5 & kill $!".into()], "ok 0"),
     ];
-    let mut wrong = Vec::new();
-    for (args, expected) in &cases {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let found = fx.probe(&args);
-        if found != *expected {
-            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    check(&fx, &[], &cases);
     assert!(victim.try_wait().expect("victim").is_none(), "the victim is alive");
     let _ = victim.kill();
     let _ = victim.wait();
@@ -259,15 +239,7 @@ fn the_network_is_off_but_localhost_inside_the_pane_works() {
         (vec!["unix".into(), abstract_name.clone()], "err ECONNREFUSED"),
         (vec!["listdir".into(), "/run".into()], "err ENOENT"),
     ];
-    let mut wrong = Vec::new();
-    for (args, expected) in &cases {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let found = fx.probe(&args);
-        if found != *expected && !(expected.starts_with("err") && args[0] == "dns") {
-            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    check(&fx, &[], &cases);
     assert!(host.accept().is_err(), "the host's TCP listener received nothing");
     assert!(unix.accept().is_err(), "the host's unix listener received nothing");
     assert!(abstract_listener.accept().is_err(), "the abstract listener received nothing");

@@ -101,6 +101,20 @@ impl Drop for Fixture {
     }
 }
 
+/// Run every case (the probe's arguments, its expected line) under the lock with `extra`
+/// arguments; fail with every case that came out otherwise.
+pub fn check(fx: &Fixture, extra: &[&str], cases: &[(Vec<String>, &str)]) {
+    let mut wrong = Vec::new();
+    for (args, expected) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let found = fx.probe_with(extra, &args);
+        if found != *expected {
+            wrong.push(format!("{args:?}: expected {expected:?}, found {found:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// What a person would notice changed about a file: its bytes, mode and modification time.
 pub type FileState = (Vec<u8>, u32, i64);
 
