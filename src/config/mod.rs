@@ -81,8 +81,8 @@ pub enum Placement {
 }
 
 /// A folder lock: what the thread's programs may write and read, and paths inside those
-/// folders they may not touch. Enforced by the sandbox; until it exists, a thread with a lock
-/// does not start.
+/// folders they may not touch. Enforced by the kernel through `sandbox`; a lock that cannot be
+/// enforced as written keeps its thread from starting.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockPolicy {
     pub write: Vec<PathBuf>,
