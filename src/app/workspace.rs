@@ -234,7 +234,7 @@ impl Workspace {
         };
         let size = self.layout_of(pane).unwrap_or_else(|| self.pane_size(self.area()));
         let command = self.command_or_default(spec.command.clone());
-        let launch = Launch { command, cwd: spec.cwd.clone(), thread: Some(spec.clone()) };
+        let launch = Launch { command, cwd: start_dir(spec), thread: Some(spec.clone()) };
         if let Err(Refusal(_, message)) = self.start(pane, launch, size) {
             self.insert_notice(pane, spec, &message, size);
         }
@@ -306,7 +306,7 @@ impl Workspace {
         let size = entry.size;
         let old = self.panes.remove(&id).map(|p| p.session);
         let command = self.command_or_default(spec.command.clone());
-        let launch = Launch { command, cwd: spec.cwd.clone(), thread: Some(spec.clone()) };
+        let launch = Launch { command, cwd: start_dir(&spec), thread: Some(spec.clone()) };
         if let Err(Refusal(_, message)) = self.start(id, launch, size) {
             self.insert_notice(id, &spec, &message, size);
         }
@@ -609,6 +609,12 @@ impl Workspace {
             config_problems: self.config_problems.clone(),
         }
     }
+}
+
+/// Where a thread starts: its `cwd`, else (locked) its first writable folder, which is where a
+/// locked agent works; else where paddock was started.
+fn start_dir(spec: &ThreadSpec) -> Option<PathBuf> {
+    spec.cwd.clone().or_else(|| spec.lock.as_ref().and_then(|lock| lock.write.first().cloned()))
 }
 
 fn input_modes(session: &PaneSession) -> InputModes {

@@ -318,6 +318,10 @@ fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
     let dir = runtime.join("config/paddock");
     std::fs::create_dir_all(&dir).expect("config dir");
     let path = dir.join("config.ron");
+    let work = runtime.join("work");
+    std::fs::create_dir_all(&work).expect("work dir");
+    let work = work.display().to_string();
+    // The side thread is locked to `work`.
     let config = |background: &str| {
         format!(
             r#"(
@@ -325,7 +329,7 @@ fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
                 padding: 12,
                 threads: [
                     (name: "agent", command: ["bash", "--norc", "--noprofile"]),
-                    (name: "side", command: ["sh", "-c", "echo side; exec sleep 600"], place: RightOf("agent")),
+                    (name: "side", command: ["sh", "-c", "echo side; exec sleep 600"], place: RightOf("agent"), lock: (write: ["{work}"])),
                 ],
             )"#
         )
@@ -335,6 +339,9 @@ fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
     let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
     assert!(ls.contains(" agent ") && ls.contains(" side "), "{ls}");
     wait_for("the side thread's output", || app.ctl(&["capture", "--pane", "2"]).contains("side"));
+    let json = run(Command::new(PADDOCK).args(["ls", "--json", "--socket", &app.socket]));
+    let json: serde_json::Value = serde_json::from_str(&json).expect("ls --json");
+    assert_eq!(json["instances"][0]["panes"][1]["lock"]["level"], "locked", "{json}");
 
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/window-test");
     std::fs::create_dir_all(&shots).expect("screenshot dir");
@@ -350,6 +357,14 @@ fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
         count > 100_000
     };
     wait_for("the configured background", || shows([0x20, 0x30, 0x40]));
+    // The locked pane's title strip carries its badge: a patch of the palette's green.
+    let image = crate::images::read_png(&shot).expect("read the screenshot");
+    let green = [0x00, 0xcd, 0x00];
+    let badge = (0..image.height)
+        .flat_map(|y| (0..image.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| pixel(&image, x, y) == green)
+        .count();
+    assert!(badge > 500, "no lock badge in {}", shot.display());
     std::fs::write(&path, config("#402010")).expect("edit config");
     wait_for("the edited background, without a restart", || shows([0x40, 0x20, 0x10]));
     eprintln!("screenshot: {}", shot.display());
