@@ -114,6 +114,14 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             }
         }
     }
+    // A worktree's or submodule's `.git` is a file naming the repository elsewhere: repointing
+    // it would hand git a repository of the agent's making, hooks and all. It stays as it is.
+    for folder in &write {
+        let git = folder.join(".git");
+        if git.symlink_metadata().is_ok_and(|m| m.file_type().is_file()) {
+            protect.push(git);
+        }
+    }
     let unix_sockets = policy
         .unix_sockets
         .iter()
@@ -151,6 +159,19 @@ mod tests {
         policy.protect.push(app.join(".env"));
         let refused = Err(ResolveError::Unprotectable(app.join(".env"), Unprotected::Missing));
         assert_eq!(resolve(&policy, None), refused);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_git_file_is_protected_where_a_git_folder_is_not() {
+        let dir = scratch("gitfile");
+        let worktree = dir.join("worktree");
+        std::fs::create_dir_all(&worktree).expect("worktree");
+        std::fs::write(worktree.join(".git"), "gitdir: /elsewhere\n").expect(".git file");
+        let policy = Policy { write: vec![worktree.clone(), dir.join("app")], ..Policy::default() };
+        let resolved = resolve(&policy, None).expect("resolves");
+        let worktree = worktree.canonicalize().expect("canonical");
+        assert_eq!(resolved.protect, vec![worktree.join(".git")], "not app/.git, a folder");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -80,6 +80,11 @@ fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
 fn protected_paths_inside_the_lock_stay_as_they_are() {
     let mut fx = Fixture::new("protected");
     fx.config_home = fx.lock.join(".config");
+    // A worktree inside the lock: its `.git` file names the repository.
+    let worktree = fx.root.join("worktree");
+    std::fs::create_dir_all(&worktree).expect("worktree");
+    std::fs::write(worktree.join(".git"), "gitdir: /elsewhere\n").expect(".git file");
+    let worktree_lock = worktree.display().to_string();
     let config = fx.lock.join(".config/paddock");
     std::fs::create_dir_all(&config).expect("paddock config folder");
     std::fs::write(config.join("config.ron"), "()").expect("config");
@@ -87,7 +92,7 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
     std::fs::write(&protect, "keep").expect("notes");
     let before = snapshot(&fx.lock.join(".git"));
     let config_before = state(&config.join("config.ron"));
-    let extra = ["--protect", protect.as_str()];
+    let extra = ["--protect", protect.as_str(), "--write", worktree_lock.as_str()];
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec!["write".into(), fx.path("lock/.git/hooks/pre-commit")], "err EROFS"),
         (vec!["write".into(), fx.path("lock/.git/config")], "err EROFS"),
@@ -102,6 +107,8 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
         // paddock's own configuration, inside the lock here, cannot be rewritten.
         (vec!["write".into(), fx.path("lock/.config/paddock/config.ron")], "err EROFS"),
         (vec!["write".into(), protect.clone()], "err EROFS"),
+        (vec!["write".into(), format!("{worktree_lock}/.git")], "err EROFS"),
+        (vec!["delete".into(), format!("{worktree_lock}/.git")], "err EBUSY"),
         // Positive control: the rest of the repository folder is writable.
         (vec!["write".into(), fx.path("lock/.git/HEAD")], "ok"),
     ];
@@ -111,6 +118,8 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
     assert_eq!(after, before, "hooks and config unchanged");
     assert_eq!(state(&config.join("config.ron")), config_before);
     assert_eq!(std::fs::read_to_string(&protect).expect("notes"), "keep");
+    let git_file = std::fs::read_to_string(worktree.join(".git")).expect(".git file");
+    assert_eq!(git_file, "gitdir: /elsewhere\n");
 }
 
 /// A protection that could not hold is no protection: a protected path that does not exist
