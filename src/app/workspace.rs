@@ -314,7 +314,7 @@ impl Workspace {
     }
 
     fn insert_notice(&mut self, pane: PaneId, spec: &ThreadSpec, why: &str, size: TermSize) {
-        let text = format!("paddock: thread \"{}\" was not started: {why}\n", spec.name);
+        let text = not_started(&spec.name, why);
         let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
         let entry = Pane {
             session,
@@ -387,10 +387,9 @@ impl Workspace {
             // The pane stays, saying why its thread did not start and showing the refusal.
             Err(PtyError::LockRefused(why)) => {
                 let name = thread.as_ref().map_or("", |t| t.name.as_str());
-                let text = format!(
-                    "paddock: thread \"{name}\" was not started: its folder lock cannot be \
-                     enforced: {why}. It never runs unlocked.\n"
-                );
+                let why_not =
+                    format!("its folder lock cannot be enforced: {why}. It never runs unlocked.");
+                let text = not_started(name, &why_not);
                 let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
                 (session, Enforcement::Refused(why))
             }
@@ -609,6 +608,11 @@ impl Workspace {
             config_problems: self.config_problems.clone(),
         }
     }
+}
+
+/// What the pane of a thread that did not start says.
+fn not_started(thread: &str, why: &str) -> String {
+    format!("paddock: thread \"{thread}\" was not started: {why}\n")
 }
 
 /// Where a thread starts: its `cwd`, else (locked) its first writable folder, which is where a
