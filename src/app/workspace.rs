@@ -14,7 +14,7 @@ use crate::ctl::protocol::{
 };
 use crate::input::{encode_key, parse_keys, InputModes};
 use crate::mux::{Axis, Mux, PaneId, Rect};
-use crate::pty::{Locked, PaneSession, PaneStatus, PtyError, SpawnSpec};
+use crate::pty::{Locked, PaneLock, PaneSession, PaneStatus, PtyError, SpawnSpec};
 use crate::sandbox::{Enforcement, Policy};
 use crate::term::{Modes, TermSize, MAX_DIMENSION};
 
@@ -253,7 +253,7 @@ impl Workspace {
             cwd: None,
             size,
             thread: None,
-            lock: Enforcement::Unlocked,
+            lock: Enforcement::Unlocked { chosen: false },
         };
         self.panes.insert(pane, entry);
         pane
@@ -322,7 +322,7 @@ impl Workspace {
             cwd: spec.cwd.clone(),
             size,
             thread: Some(spec.clone()),
-            lock: Enforcement::Unlocked,
+            lock: Enforcement::Unlocked { chosen: false },
         };
         self.panes.insert(pane, entry);
     }
@@ -371,10 +371,14 @@ impl Workspace {
             pane: pane.0,
             size,
             scrollback_lines: self.options.scrollback_lines,
-            lock: thread.and_then(|t| t.lock.as_ref()).map(|lock| Locked {
-                policy: Policy::from_lock(lock, &crate::sandbox::guarded_folders()),
-                launcher: self.options.launcher.clone(),
-            }),
+            lock: match thread {
+                Some(ThreadSpec { lock: Some(lock), .. }) => PaneLock::Locked(Locked {
+                    policy: Policy::from_lock(lock, &crate::sandbox::guarded_folders()),
+                    launcher: self.options.launcher.clone(),
+                }),
+                Some(ThreadSpec { unlocked: true, .. }) => PaneLock::Unlocked,
+                _ => PaneLock::None,
+            },
             secrets: thread.map(|t| t.secrets.clone()).unwrap_or_default(),
         };
         let spawned = PaneSession::spawn(spec, self.wake.clone());

@@ -66,6 +66,8 @@ pub struct ThreadSpec {
     pub env: Vec<(String, String)>,
     pub place: Placement,
     pub lock: Option<LockPolicy>,
+    /// The config says, in so many words, that this thread runs without a lock.
+    pub unlocked: bool,
     pub secrets: Vec<SecretRef>,
     pub pulse: PulseSettings,
 }

@@ -47,6 +47,7 @@ pub struct RawThread {
     pub env: Option<BTreeMap<String, String>>,
     pub place: Option<RawPlace>,
     pub lock: Option<RawLock>,
+    pub unlocked: Option<bool>,
     pub secrets: Option<Vec<RawSecret>>,
     pub pulse: Option<RawPulse>,
 }

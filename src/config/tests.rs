@@ -87,6 +87,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     sockets: vec![home.path(".ssh/agent.sock")],
                     allow_broad_write: false,
                 }),
+                unlocked: false,
                 secrets: vec![SecretRef {
                     name: "anthropic-key".into(),
                     env: "ANTHROPIC_API_KEY".into(),
@@ -105,6 +106,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 env: vec![],
                 place: Placement::RightOf("claude".into()),
                 lock: None,
+                unlocked: false,
                 secrets: vec![],
                 pulse: PulseSettings::default(),
             },
@@ -115,6 +117,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 env: vec![],
                 place: Placement::Below("tests".into()),
                 lock: None,
+                unlocked: true,
                 secrets: vec![],
                 pulse: PulseSettings::default(),
             },
@@ -179,7 +182,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:39: threads[0].lock.write[0]: expected string, found `12`",
         ]),
         ("unknown field", "(threads: [\n  (nmae: \"a\"),\n])", &[
-            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `place`, `lock`, `secrets`, `pulse`)",
+            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `place`, `lock`, `unlocked`, `secrets`, `pulse`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
             "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `keys`, `threads`)",
@@ -213,6 +216,9 @@ fn broken_files_get_exact_diagnostics() {
         ]),
         ("protected path outside the lock", "(threads: [(name: \"a\", lock: (write: [\"~/src\"], protect: [\"/etc/passwd\"]))])", &[
             "1:59: threads[0].lock.protect[0]: /etc/passwd is not inside a `write` or `read` folder, so the lock already keeps it out",
+        ]),
+        ("locked and unlocked", "(threads: [(name: \"a\", lock: (), unlocked: true)])", &[
+            "1:44: threads[0].unlocked: a thread is either locked or unlocked: remove `unlocked: true` or its `lock`",
         ]),
         ("bad key chord", "(keys: {\"search\": \"Ctrl+Hyper+F\"})", &[
             "1:19: keys.search: expected a key chord such as \"Ctrl+Shift+T\" (Ctrl, Alt, Shift, then one key: a character or a name like PageUp, F5, Enter) or \"none\", found \"Ctrl+Hyper+F\"",

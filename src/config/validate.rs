@@ -311,10 +311,16 @@ fn thread_spec(
         }
         Some(RawPlace::Below(of)) => placement(check, at, &of, &name, earlier, Placement::Below),
     };
+    let unlocked = raw.unlocked.unwrap_or(false);
+    if unlocked && raw.lock.is_some() {
+        let message =
+            "a thread is either locked or unlocked: remove `unlocked: true` or its `lock`";
+        check.report(&at.field("unlocked"), message);
+    }
     let lock = raw.lock.and_then(|lock| lock_policy(check, &at.field("lock"), lock));
     let secrets = secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default());
     let pulse = raw.pulse.map(|p| pulse(check, &at.field("pulse"), p)).unwrap_or_default();
-    let spec = ThreadSpec { name, command, cwd, env, place, lock, secrets, pulse };
+    let spec = ThreadSpec { name, command, cwd, env, place, lock, unlocked, secrets, pulse };
     (check.diagnostics.len() == before).then_some(spec)
 }
 

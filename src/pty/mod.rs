@@ -9,7 +9,7 @@
 mod process;
 mod session;
 
-pub use session::{Locked, PaneSession, PaneStatus, SpawnSpec};
+pub use session::{Locked, PaneLock, PaneSession, PaneStatus, SpawnSpec};
 
 use thiserror::Error;
 

@@ -12,7 +12,7 @@ use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize}
 use super::process::{peek_exit, session_has_others, signal_session, Signal};
 use super::PtyError;
 use crate::config::SecretRef;
-use crate::sandbox::{Enforcement, Policy};
+use crate::sandbox::{Enforcement, Isolation, Policy, Unlocked};
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 
 /// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
@@ -34,6 +34,18 @@ pub struct Locked {
     pub launcher: PathBuf,
 }
 
+/// Whether a pane's program runs locked.
+#[derive(Clone, Debug, Default)]
+pub enum PaneLock {
+    /// Nobody asked for a lock (a plain pane, a thread without one).
+    #[default]
+    None,
+    /// The thread's config chose to run unlocked (`unlocked: true`).
+    Unlocked,
+    /// Under this lock, or not at all.
+    Locked(Locked),
+}
+
 /// What to run in a pane.
 #[derive(Clone, Debug)]
 pub struct SpawnSpec {
@@ -47,7 +59,7 @@ pub struct SpawnSpec {
     pub size: TermSize,
     pub scrollback_lines: usize,
     /// The folder lock the program must run under, if any.
-    pub lock: Option<Locked>,
+    pub lock: PaneLock,
     /// Secrets from the vault the program is to get, if any.
     pub secrets: Vec<SecretRef>,
 }
@@ -101,16 +113,18 @@ impl Process {
         if !spec.secrets.is_empty() {
             return Err(PtyError::VaultUnavailable);
         }
-        let (argv, enforcement) = match &spec.lock {
-            None => (spec.argv.clone(), Enforcement::Unlocked),
-            Some(locked) => {
-                let launch =
-                    crate::sandbox::host(locked.launcher.clone()).wrap(&locked.policy, &spec.argv);
-                match launch.argv {
-                    Some(argv) => (argv, launch.enforcement),
-                    None => return Err(PtyError::LockRefused(launch.enforcement.detail())),
-                }
+        let none = Policy::default();
+        let (isolation, policy): (Box<dyn Isolation + Send + Sync>, &Policy) = match &spec.lock {
+            PaneLock::None => (Box::new(Unlocked { chosen: false }), &none),
+            PaneLock::Unlocked => (Box::new(Unlocked { chosen: true }), &none),
+            PaneLock::Locked(locked) => {
+                (crate::sandbox::host(locked.launcher.clone()), &locked.policy)
             }
+        };
+        let launch = isolation.wrap(policy, &spec.argv);
+        let (argv, enforcement) = match launch.argv {
+            Some(argv) => (argv, launch.enforcement),
+            None => return Err(PtyError::LockRefused(launch.enforcement.detail())),
         };
         let size = pty_size(spec.size);
         let pair = native_pty_system().openpty(size).map_err(|e| PtyError::Open(e.to_string()))?;
@@ -341,7 +355,9 @@ impl PaneSession {
 
     /// What the pane's lock enforces (`Unlocked` for a pane without one, or without a program).
     pub fn enforcement(&self) -> Enforcement {
-        self.process.as_ref().map_or(Enforcement::Unlocked, |p| p.enforcement.clone())
+        self.process
+            .as_ref()
+            .map_or(Enforcement::Unlocked { chosen: false }, |p| p.enforcement.clone())
     }
 
     /// Queue bytes for the program's input. Never blocks: a program that stops reading fills

@@ -4,7 +4,8 @@
 //!
 //! Linux: user, mount and network namespaces, Landlock and seccomp, applied by a launcher
 //! (`paddock __sandbox-exec`) that runs first in the pane's PTY. macOS: Seatbelt through
-//! `/usr/bin/sandbox-exec` (`seatbelt`). Elsewhere: not yet, and a lock is refused.
+//! `/usr/bin/sandbox-exec` (`seatbelt`). Elsewhere: not yet, and a lock is refused (`Unsupported`). [`Unlocked`] is
+//! the explicit absence of a lock, never a fallback.
 
 pub mod policy;
 pub mod resolve;
@@ -59,6 +60,27 @@ impl Isolation for Unsupported {
 
     fn wrap(&self, _policy: &Policy, _command: &[String]) -> Launch {
         Launch::refused("paddock cannot lock commands on this platform yet".into())
+    }
+}
+
+/// The explicit absence of a lock: the command runs as it is, with the user's rights, and the
+/// pane says so. Used only where no lock was asked for or the config chose `unlocked: true`;
+/// never as a fallback for a lock that could not be enforced.
+pub struct Unlocked {
+    pub chosen: bool,
+}
+
+impl Isolation for Unlocked {
+    fn probe(&self) -> Probe {
+        let line = "unlocked: nothing is enforced; commands run with your own rights".to_owned();
+        Probe { lines: vec![line], blocker: None, gaps: Vec::new() }
+    }
+
+    fn wrap(&self, _policy: &Policy, command: &[String]) -> Launch {
+        Launch {
+            argv: Some(command.to_vec()),
+            enforcement: Enforcement::Unlocked { chosen: self.chosen },
+        }
     }
 }
 

@@ -60,8 +60,9 @@ pub enum Enforcement {
     Locked { network: bool },
     /// Some part is not: what.
     Degraded(String),
-    /// No lock was asked for.
-    Unlocked,
+    /// No lock: `chosen` when the thread's config says `unlocked: true`, rather than simply
+    /// asking for no lock (a plain pane, a thread without one).
+    Unlocked { chosen: bool },
     /// A lock was asked for and cannot be enforced: the command did not run. Why.
     Refused(String),
 }
@@ -72,7 +73,7 @@ impl Enforcement {
         match self {
             Enforcement::Locked { .. } => "locked",
             Enforcement::Degraded(_) => "degraded",
-            Enforcement::Unlocked => "unlocked",
+            Enforcement::Unlocked { .. } => "unlocked",
             Enforcement::Refused(_) => "refused",
         }
     }
@@ -83,7 +84,8 @@ impl Enforcement {
             Enforcement::Locked { network: false } => "files + network".into(),
             Enforcement::Locked { network: true } => "files; network on".into(),
             Enforcement::Degraded(what) | Enforcement::Refused(what) => what.clone(),
-            Enforcement::Unlocked => String::new(),
+            Enforcement::Unlocked { chosen: true } => "by choice: unlocked: true".into(),
+            Enforcement::Unlocked { chosen: false } => "no lock asked for".into(),
         }
     }
 }
@@ -94,7 +96,7 @@ impl fmt::Display for Enforcement {
             Enforcement::Locked { network: false } => f.write_str("Locked (files + network)"),
             Enforcement::Locked { network: true } => f.write_str("Locked (files; network on)"),
             Enforcement::Degraded(what) => write!(f, "Degraded: {what}"),
-            Enforcement::Unlocked => f.write_str("Unlocked"),
+            Enforcement::Unlocked { .. } => f.write_str("Unlocked"),
             Enforcement::Refused(why) => write!(f, "Refused: {why}"),
         }
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use paddock::config::{LockPolicy, Network, SecretRef};
-use paddock::pty::{Locked, PaneSession, PaneStatus, PtyError, SpawnSpec};
+use paddock::pty::{Locked, PaneLock, PaneSession, PaneStatus, PtyError, SpawnSpec};
 use paddock::sandbox::{Enforcement, Policy};
 use paddock::term::TermSize;
 
@@ -18,7 +18,7 @@ fn spec_for(argv: &[&str]) -> SpawnSpec {
         pane: 1,
         size: TermSize::new(80, 24),
         scrollback_lines: 100,
-        lock: None,
+        lock: PaneLock::None,
         secrets: vec![],
     }
 }
@@ -44,7 +44,7 @@ fn spawn(argv: &[&str]) -> PaneSession {
         pane: 7,
         size: TermSize::new(80, 24),
         scrollback_lines: 1000,
-        lock: None,
+        lock: PaneLock::None,
         secrets: vec![],
     };
     PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn")
@@ -164,7 +164,7 @@ fn a_missing_program_is_an_error_not_a_panic() {
         pane: 1,
         size: TermSize::new(80, 24),
         scrollback_lines: 10,
-        lock: None,
+        lock: PaneLock::None,
         secrets: vec![],
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
@@ -196,8 +196,10 @@ fn a_locked_program_runs_in_its_pane_under_the_lock() {
         in = inside.display(),
         out = outside.display()
     );
-    let spec =
-        SpawnSpec { lock: Some(lock_on(inside.clone())), ..spec_for(&["/bin/sh", "-c", &script]) };
+    let spec = SpawnSpec {
+        lock: PaneLock::Locked(lock_on(inside.clone())),
+        ..spec_for(&["/bin/sh", "-c", &script])
+    };
     let pane = PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn locked");
     assert_eq!(pane.enforcement(), Enforcement::Locked { network: false });
     wait_for_text(&pane, "no-secret");
@@ -213,7 +215,7 @@ fn a_lock_that_cannot_hold_or_secrets_refuse_to_run_the_program() {
     let _ = std::fs::remove_file(&marker);
     let touch = ["touch".to_owned(), marker.display().to_string()];
     let spec = SpawnSpec {
-        lock: Some(lock_on(std::env::temp_dir().join("paddock-no-such-folder"))),
+        lock: PaneLock::Locked(lock_on(std::env::temp_dir().join("paddock-no-such-folder"))),
         ..spec_for(&[&touch[0], &touch[1]])
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
@@ -222,7 +224,7 @@ fn a_lock_that_cannot_hold_or_secrets_refuse_to_run_the_program() {
         Ok(_) => panic!("a lock on a missing folder ran its program"),
     }
     let secret = SecretRef { name: "key".into(), env: "KEY".into(), pin: None };
-    let with_secret = SpawnSpec { lock: None, secrets: vec![secret], ..spec };
+    let with_secret = SpawnSpec { lock: PaneLock::None, secrets: vec![secret], ..spec };
     assert!(matches!(
         PaneSession::spawn(with_secret, Arc::new(|| {})),
         Err(PtyError::VaultUnavailable)

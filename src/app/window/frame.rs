@@ -198,7 +198,7 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
                 .panes()
                 .iter()
                 .filter_map(|pane| workspace.lock_of(*pane))
-                .filter(|lock| **lock != Enforcement::Unlocked)
+                .filter(|lock| !matches!(lock, Enforcement::Unlocked { chosen: false }))
                 .map(Enforcement::level)
                 .collect();
             let mut name = name;
@@ -259,14 +259,17 @@ fn title_strip(
             n => Some(format!("\u{2191} {n} lines")),
         },
     };
-    let lock = workspace.lock_of(pane).filter(|l| **l != Enforcement::Unlocked);
+    // A pane nobody asked to lock is a plain terminal and needs no badge; one chosen to run
+    // unlocked next to locked ones says so.
+    let lock =
+        workspace.lock_of(pane).filter(|l| !matches!(l, Enforcement::Unlocked { chosen: false }));
     let lock_text = lock.map(ToString::to_string);
     let badge = lock.zip(lock_text.as_deref()).map(|(lock, text)| chrome::Badge {
         text,
         color: match lock {
             Enforcement::Locked { .. } => 32,
             Enforcement::Degraded(_) => 33,
-            Enforcement::Refused(_) | Enforcement::Unlocked => 31,
+            Enforcement::Refused(_) | Enforcement::Unlocked { .. } => 31,
         },
     });
     let strip = chrome::Strip {

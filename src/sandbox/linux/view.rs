@@ -49,7 +49,18 @@ pub fn build(
     // stage hides the host's /tmp.
     // SAFETY: getuid(2).
     let uid = unsafe { libc::getuid() };
-    let hidden = [crate::ctl::socket_dir(), PathBuf::from(format!("/run/user/{uid}"))];
+    // The X server's sockets (a window's keystrokes and screen), and the session's runtime
+    // folder (Wayland, D-Bus, the keyring, the ssh agent) wherever $XDG_RUNTIME_DIR puts it.
+    let runtime =
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute());
+    let hidden: Vec<PathBuf> = [
+        crate::ctl::socket_dir(),
+        PathBuf::from(format!("/run/user/{uid}")),
+        PathBuf::from("/tmp/.X11-unix"),
+    ]
+    .into_iter()
+    .chain(runtime)
+    .collect();
     mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
     // Every source is opened first: the stage is mounted over some of them.
     let mut sources: Vec<(PathBuf, File, Role)> = Vec::new();
@@ -126,8 +137,9 @@ pub fn build(
         mount(Some(&source), &target, None, libc::MS_BIND | libc::MS_REC, None)
             .map_err(|e| format!("{e} (showing {})", path.display()))?;
     }
-    // paddock's control socket and the session's runtime folder, where a lock folder shows
-    // them (a lock on /tmp, on $XDG_RUNTIME_DIR): hidden under empty folders. A unix socket is
+    // paddock's control socket, the X server's sockets and the session's runtime folder,
+    // where a lock folder shows them (a lock on /tmp, on $XDG_RUNTIME_DIR): hidden under empty
+    // folders. A unix socket is
     // reached by `connect`, which a read-only mount does not stop.
     let bound = || resolved.write.iter().chain(&resolved.read);
     for hidden in hidden {

@@ -59,7 +59,8 @@ fn configured_threads_open_at_launch_in_their_tabs_and_splits() {
 
 /// A locked thread runs under its lock and `paddock ls` says so; one whose lock cannot be
 /// enforced as written (here: the whole home folder writable) does not run, and its pane says
-/// why; one that asks for secrets waits for the vault.
+/// why; one that asks for secrets waits for the vault; one the config runs unlocked by choice
+/// runs with the user's rights and says so.
 #[test]
 fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
     let runtime = Runtime::new();
@@ -74,6 +75,7 @@ fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
                 (name: "locked", command: ["sh", "-c", "echo hi > {work}/out; cat {outside}/config/paddock/config.ron || echo hidden; exec sleep 60"], cwd: "{work}", lock: (write: ["{work}"])),
                 (name: "broad", command: ["touch", "{marker}"], lock: (write: ["~"])),
                 (name: "keyed", command: ["touch", "{marker}"], secrets: [(name: "k", env: "K")]),
+                (name: "open", command: ["sh", "-c", "echo free > {outside}/open; exec sleep 60"], unlocked: true),
             ])"#,
             work = work.display(),
             outside = runtime.dir.display(),
@@ -107,6 +109,18 @@ fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
     let screen = instance.wait_for_text("3", "was not started").replace('\n', " ");
     assert!(screen.contains("asks for secrets from the vault"), "{screen}");
     assert!(!marker.exists(), "neither refused program ran");
+
+    let open = runtime.dir.join("open");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !open.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(std::fs::read_to_string(&open).expect("written outside any lock"), "free\n");
+    let lock = instance.pane(4)["lock"].clone();
+    assert_eq!(
+        (lock["level"].as_str(), lock["detail"].as_str()),
+        (Some("unlocked"), Some("by choice: unlocked: true"))
+    );
 }
 
 #[test]

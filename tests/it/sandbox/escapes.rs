@@ -373,3 +373,30 @@ fn the_control_socket_stays_out_of_reach_when_a_lock_folder_holds_it() {
     assert_eq!(stdout.trim(), "err ENOENT", "{}", String::from_utf8_lossy(&out.stderr));
     assert!(instance.ls()["instances"][0]["panes"].as_array().is_some_and(|p| p.len() == 1));
 }
+
+/// The session's runtime folder ($XDG_RUNTIME_DIR: D-Bus, the keyring, Wayland, an ssh agent)
+/// is hidden even where a lock folder holds it; the lock folder's other sockets stay reachable.
+#[test]
+fn the_session_runtime_folder_is_hidden_inside_a_lock_folder() {
+    let fx = Fixture::new("runtime");
+    let run = fx.lock.join("run");
+    std::fs::create_dir_all(&run).expect("runtime folder");
+    let _bus = UnixListener::bind(run.join("bus")).expect("bus listener");
+    let _other = UnixListener::bind(fx.lock.join("other.sock")).expect("other listener");
+    let lock = fx.lock.display().to_string();
+    let probe = |socket: &str| {
+        let out = Command::new(PADDOCK)
+            .args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", PROBE, "unix", socket])
+            .env("XDG_RUNTIME_DIR", &run)
+            .env("HOME", &fx.home)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (String::from_utf8_lossy(&out.stdout).trim().to_owned(), stderr)
+    };
+    let (found, stderr) = probe(&fx.path("lock/run/bus"));
+    assert_eq!(found, "err ENOENT", "{stderr}");
+    let (found, stderr) = probe(&fx.path("lock/other.sock"));
+    assert_eq!(found, "ok", "{stderr}");
+}
