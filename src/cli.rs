@@ -59,6 +59,45 @@ pub enum Command {
     Config(ConfigArgs),
     /// The folder and network lock: run one command locked, or see what this system enforces.
     Sandbox(SandboxArgs),
+    /// Secrets in the OS keychain, used by name: set, list, remove, approve a pinned program,
+    /// check the keychain, read the audit log. Values are never printed.
+    Vault(VaultArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VaultArgs {
+    #[command(subcommand)]
+    pub verb: VaultVerb,
+    /// The configuration whose threads `ls` reports on (default: see `paddock config path`).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VaultVerb {
+    /// Store NAME's value: typed at a prompt that does not echo, or read from stdin when it is
+    /// piped (one trailing newline dropped). Never taken from the command line.
+    Set { name: String },
+    /// The secrets the configuration uses and any others set through paddock: whether the
+    /// keychain has each, which threads use it, what it is pinned to. Never values.
+    Ls {
+        /// One JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove NAME from the keychain (and its approvals).
+    Rm { name: String },
+    /// Which keychain is in use and whether paddock can reach it.
+    Check,
+    /// Approve PROGRAM (a path, or a name looked up on PATH) for the secret NAME pinned to it:
+    /// its path and SHA-256 are recorded; a changed file needs approving again.
+    Approve { name: String, program: String },
+    /// The audit log: every release, withholding and masking count, oldest first.
+    Log {
+        /// The raw JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -19,4 +19,5 @@ pub mod render;
 pub mod replay;
 pub mod sandbox;
 pub mod term;
+pub mod vault;
 pub mod view;

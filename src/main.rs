@@ -4,6 +4,7 @@ mod cli;
 #[cfg(unix)]
 mod remote;
 mod sandbox_cli;
+mod vault_cli;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
             },
         },
         Some(Command::Sandbox(args)) => sandbox_cli::run(args.verb),
+        Some(Command::Vault(args)) => finish("paddock vault", vault_cli::run(args), 1),
         None => run(cli.run),
     }
 }

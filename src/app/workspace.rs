@@ -16,6 +16,9 @@ use crate::input::{encode_key, parse_keys, InputModes};
 use crate::mux::{Axis, Mux, PaneId, Rect};
 use crate::pty::{Locked, PaneLock, PaneSession, PaneStatus, PtyError, SpawnSpec};
 use crate::sandbox::{Enforcement, Policy};
+use crate::vault::Vault;
+
+use super::secrets::{self, Granted, PaneSecrets};
 use crate::term::{Modes, TermSize, MAX_DIMENSION};
 
 #[derive(Clone, Debug)]
@@ -40,6 +43,8 @@ struct Pane {
     thread: Option<ThreadSpec>,
     /// What its lock enforces.
     lock: Enforcement,
+    /// The secrets its program was given.
+    secrets: Option<PaneSecrets>,
 }
 
 /// What to start in a pane.
@@ -78,6 +83,8 @@ pub struct Workspace {
     threads: Vec<ThreadSpec>,
     /// What is wrong with the configuration file now, if anything.
     config_problems: Option<String>,
+    /// The vault, once a thread has needed it.
+    vault: Option<Vault>,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -100,6 +107,7 @@ impl Workspace {
             header_rows: 0,
             threads: Vec::new(),
             config_problems: None,
+            vault: None,
         }
     }
 
@@ -254,6 +262,7 @@ impl Workspace {
             size,
             thread: None,
             lock: Enforcement::Unlocked { chosen: false },
+            secrets: None,
         };
         self.panes.insert(pane, entry);
         pane
@@ -323,6 +332,7 @@ impl Workspace {
             size,
             thread: Some(spec.clone()),
             lock: Enforcement::Unlocked { chosen: false },
+            secrets: None,
         };
         self.panes.insert(pane, entry);
     }
@@ -364,6 +374,15 @@ impl Workspace {
             env.push(("PADDOCK_THREAD".into(), thread.name.clone()));
             env.extend(thread.env.iter().cloned());
         }
+        let granted = match thread {
+            Some(thread) => {
+                let cwd = launch.cwd.as_deref();
+                secrets::grant(&mut self.vault, thread, &launch.command, cwd, pane.0)
+                    .map_err(|why| Refusal(ErrorCode::Failed, why))?
+            }
+            None => Granted::default(),
+        };
+        let Granted { env: secret_env, names: secret_names, notice } = granted;
         let spec = SpawnSpec {
             argv: launch.command.clone(),
             cwd: launch.cwd.clone(),
@@ -379,7 +398,8 @@ impl Workspace {
                 Some(ThreadSpec { unlocked: true, .. }) => PaneLock::Unlocked,
                 _ => PaneLock::None,
             },
-            secrets: thread.map(|t| t.secrets.clone()).unwrap_or_default(),
+            secrets: secret_env,
+            notice,
         };
         let spawned = PaneSession::spawn(spec, self.wake.clone());
         let Launch { command, cwd, thread } = launch;
@@ -399,7 +419,15 @@ impl Workspace {
             }
             Err(e) => return Err(Refusal(ErrorCode::Failed, e.to_string())),
         };
-        self.panes.insert(pane, Pane { session, command, cwd, size, thread, lock });
+        let secrets = (!secret_names.is_empty()).then(|| PaneSecrets {
+            names: secret_names,
+            thread: thread.as_ref().map(|t| t.name.clone()),
+            pane: pane.0,
+            program: command.first().cloned(),
+            counts: session.mask_counts(),
+            state: self.vault.as_ref().map(|v| v.state().to_owned()).unwrap_or_default(),
+        });
+        self.panes.insert(pane, Pane { session, command, cwd, size, thread, lock, secrets });
         Ok(())
     }
 
@@ -603,6 +631,7 @@ impl Workspace {
                     level: pane.lock.level().into(),
                     detail: pane.lock.detail(),
                 }),
+                secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
             });
         }
         InstanceInfo {

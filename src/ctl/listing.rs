@@ -18,6 +18,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             "SIZE".into(),
             "STATUS".into(),
             "LOCK".into(),
+            "SECRETS".into(),
             "COMMAND".into(),
         ]];
         for pane in &instance.panes {
@@ -37,6 +38,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 format!("{}x{}", pane.cols, pane.rows),
                 status,
                 pane.lock.as_ref().map_or_else(|| "-".into(), |lock| lock.level.clone()),
+                if pane.secrets.is_empty() { "-".into() } else { pane.secrets.join(",") },
                 shell_words(&pane.command),
             ]);
         }
@@ -52,7 +54,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             out.push_str("  (no panes)\n");
             continue;
         }
-        let widths: Vec<usize> = (0..8)
+        let widths: Vec<usize> = (0..rows[0].len())
             .map(|col| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0))
             .collect();
         for row in rows {
@@ -107,6 +109,7 @@ mod tests {
             config_changed: id == 13,
             lock: (id == 2)
                 .then(|| LockInfo { level: "locked".into(), detail: "files + network".into() }),
+            secrets: if id == 2 { vec!["gh-token".into(), "openai".into()] } else { vec![] },
         }
     }
 
@@ -125,10 +128,10 @@ mod tests {
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
   the configuration has 1 problem (paddock config check); the last good one is in force
-  PANE  TAB   THREAD    PID  SIZE   STATUS                  LOCK    COMMAND
-  1*    bash  -         101  80x24  running                 -       bash -c 'echo '\\''hi there'\\'''
-  2     bash  reviewer  102  80x24  exited 3                locked  bash -c 'echo '\\''hi there'\\'''
-  13    bash  -         113  80x24  killed, config changed  -       bash -c 'echo '\\''hi there'\\'''
+  PANE  TAB   THREAD    PID  SIZE   STATUS                  LOCK    SECRETS          COMMAND
+  1*    bash  -         101  80x24  running                 -       -                bash -c 'echo '\\''hi there'\\'''
+  2     bash  reviewer  102  80x24  exited 3                locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
+  13    bash  -         113  80x24  killed, config changed  -       -                bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
     }

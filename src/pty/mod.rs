@@ -6,10 +6,11 @@
 //! only that thread, never the caller or another pane. Closing a pane hangs up its whole
 //! process group and kills it after a short grace period.
 
+mod masked;
 mod process;
 mod session;
 
-pub use session::{Locked, PaneLock, PaneSession, PaneStatus, SpawnSpec};
+pub use session::{Locked, MaskCounts, PaneLock, PaneSession, PaneStatus, SpawnSpec};
 
 use thiserror::Error;
 
@@ -31,9 +32,7 @@ pub enum PtyError {
     /// unlocked instead).
     #[error("its folder lock cannot be enforced ({0}); it never runs unlocked")]
     LockRefused(String),
-    #[error(
-        "its configuration asks for secrets from the vault, and this build of paddock has no \
-         vault yet; the thread does not start without them"
-    )]
-    VaultUnavailable,
+    /// The vault could not give the thread its secrets: it does not start without them.
+    #[error("{0}; it does not start without its secrets")]
+    SecretsRefused(String),
 }

@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -11,9 +11,10 @@ use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize}
 
 use super::process::{peek_exit, session_has_others, signal_session, Signal};
 use super::PtyError;
-use crate::config::SecretRef;
 use crate::sandbox::{Enforcement, Isolation, Policy, Unlocked};
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
+use crate::vault::mask::Masker;
+use crate::vault::SecretBytes;
 
 /// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
 const CHUNK: usize = 64 * 1024;
@@ -26,6 +27,9 @@ const HANGUP_GRACE: Duration = Duration::from_millis(500);
 /// How long closing waits for the reader to drain the last output. A process that left the
 /// group (a daemon) may keep the PTY open forever; the reader is then left to end on its own.
 const DRAIN_WAIT: Duration = Duration::from_secs(1);
+
+/// Per released secret, how often its value was masked.
+pub type MaskCounts = Arc<[AtomicU64]>;
 
 /// A lock to run a pane's program under, and the paddock binary whose launcher applies it.
 #[derive(Clone, Debug)]
@@ -60,8 +64,11 @@ pub struct SpawnSpec {
     pub scrollback_lines: usize,
     /// The folder lock the program must run under, if any.
     pub lock: PaneLock,
-    /// Secrets from the vault the program is to get, if any.
-    pub secrets: Vec<SecretRef>,
+    /// Secrets released to the program: environment variable and value. The values are
+    /// masked in the pane's output and wiped from paddock's memory when the pane closes.
+    pub secrets: Vec<(String, SecretBytes)>,
+    /// Shown in the pane before the program's output (what paddock withheld from it, and why).
+    pub notice: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +83,8 @@ pub enum PaneStatus {
 /// A running (or ended) program in a PTY.
 struct Process {
     term: Arc<Mutex<Terminal>>,
+    /// How often each released secret's value was masked in the output.
+    mask_counts: Option<MaskCounts>,
     master: Box<dyn MasterPty + Send>,
     input: Sender<Vec<u8>>,
     /// Bytes in `input` not yet written to the PTY.
@@ -107,12 +116,8 @@ impl Process {
         if program.is_empty() {
             return Err(spawn_error("no program given".into()));
         }
-        // Fail closed: a program that was meant to run with secrets does not run at all while
-        // paddock cannot give it those (the vault comes later); one meant to run locked runs
-        // only under the lock, through the launcher, or not at all.
-        if !spec.secrets.is_empty() {
-            return Err(PtyError::VaultUnavailable);
-        }
+        // Fail closed: a program meant to run locked runs only under the lock, through the
+        // launcher, or not at all.
         let none = Policy::default();
         let (isolation, policy): (Box<dyn Isolation + Send + Sync>, &Policy) = match &spec.lock {
             PaneLock::None => (Box::new(Unlocked { chosen: false }), &none),
@@ -139,6 +144,15 @@ impl Process {
         for (key, value) in &spec.env {
             command.env(key, value);
         }
+        // The values go to the program's environment only (portable-pty keeps a copy until the
+        // spawn is done; that one is freed, not wiped).
+        for (key, value) in &spec.secrets {
+            command.env(key, secret_text(value));
+        }
+        let masker = Masker::new(spec.secrets.iter().map(|(_, value)| value.clone()).collect());
+        let mask_counts: Option<MaskCounts> = masker
+            .as_ref()
+            .map(|m| m.counts().iter().map(|_| AtomicU64::new(0)).collect::<Vec<_>>().into());
         let mut child =
             pair.slave.spawn_command(command).map_err(|e| spawn_error(e.to_string()))?;
         // The child has its copy of the slave side; ours must go, or the reader never sees EOF.
@@ -155,7 +169,13 @@ impl Process {
         };
 
         let config = TermConfig { scrollback_lines: spec.scrollback_lines };
-        let term = Arc::new(Mutex::new(Terminal::new(spec.size, config)));
+        let mut model = Terminal::new(spec.size, config);
+        if let Some(notice) = &spec.notice {
+            // Yellow, before anything the program prints.
+            let text = wrap_words(notice, spec.size.cols).replace('\n', "\r\n");
+            model.advance(format!("\x1b[33m{text}\x1b[0m\r\n").as_bytes());
+        }
+        let term = Arc::new(Mutex::new(model));
         let (input, queued) = crossbeam_channel::bounded::<Vec<u8>>(INPUT_QUEUE);
         let queued_bytes = Arc::new(AtomicUsize::new(0));
         let (done, reader_done) = crossbeam_channel::bounded::<()>(0);
@@ -168,12 +188,18 @@ impl Process {
         let reader_thread = writer_thread.and_then(|_| {
             let replies = Replies { queue: input.clone(), queued_bytes: queued_bytes.clone() };
             let term = term.clone();
-            std::thread::Builder::new().name(format!("pane-{}-reader", spec.pane)).spawn(
-                move || {
-                    read_output(reader, &term, &replies, &*wake);
-                    drop(done);
-                },
-            )
+            let counts = mask_counts.clone();
+            let pane = spec.pane;
+            std::thread::Builder::new().name(format!("pane-{pane}-reader")).spawn(move || {
+                match (masker, counts) {
+                    (Some(masker), Some(counts)) => {
+                        let output = Output { term: &term, replies: &replies, wake: &*wake };
+                        super::masked::read_masked(reader, pane, masker, &counts, &output);
+                    }
+                    _ => read_output(reader, &term, &replies, &*wake),
+                }
+                drop(done);
+            })
         });
         if let Err(e) = reader_thread {
             // Do not leave the program running without a pane.
@@ -185,6 +211,7 @@ impl Process {
         let master = pair.master;
         Ok(Process {
             term,
+            mask_counts,
             master,
             input,
             queued_bytes,
@@ -339,6 +366,12 @@ impl PaneSession {
         PaneSession { term: Arc::new(Mutex::new(term)), process: None }
     }
 
+    /// How often each released secret (in `SpawnSpec::secrets` order) was masked so far; shared
+    /// with the reader, so it can be read after the pane is gone.
+    pub fn mask_counts(&self) -> Option<MaskCounts> {
+        self.process.as_ref().and_then(|p| p.mask_counts.clone())
+    }
+
     /// The pane's terminal model. Lock it briefly: the reader thread parses under the same lock.
     pub fn terminal(&self) -> &Arc<Mutex<Terminal>> {
         &self.term
@@ -439,9 +472,48 @@ fn pty_size(size: TermSize) -> PtySize {
 }
 
 /// The way back to the program for the model's replies: the pane's input queue, counted.
-struct Replies {
+pub(super) struct Replies {
     queue: Sender<Vec<u8>>,
     queued_bytes: Arc<AtomicUsize>,
+}
+
+/// Where a pane's output goes: its model, which may answer the program, and whoever draws it.
+pub(super) struct Output<'a> {
+    pub term: &'a Mutex<Terminal>,
+    pub replies: &'a Replies,
+    pub wake: &'a (dyn Fn() + Send + Sync),
+}
+
+impl Output<'_> {
+    /// Parse `bytes` into the model, send its answers back, and wake the drawer.
+    pub fn deliver(&self, bytes: &[u8]) {
+        let answer = {
+            let mut term = lock(self.term);
+            term.advance(bytes);
+            term.take_replies()
+        };
+        if !answer.is_empty() {
+            // A program that asks and does not read its answers loses them, not the pane.
+            let len = answer.len();
+            self.replies.queued_bytes.fetch_add(len, Ordering::SeqCst);
+            if self.replies.queue.try_send(answer).is_err() {
+                self.replies.queued_bytes.fetch_sub(len, Ordering::SeqCst);
+            }
+        }
+        (self.wake)();
+    }
+}
+
+/// A secret's value as an environment value (bytes as they are on Unix).
+fn secret_text(value: &[u8]) -> std::ffi::OsString {
+    #[cfg(unix)]
+    {
+        <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(value).to_owned()
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8_lossy(value).into_owned().into()
+    }
 }
 
 fn read_output(
@@ -458,20 +530,7 @@ fn read_output(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        let answer = {
-            let mut term = lock(term);
-            term.advance(&buf[..n]);
-            term.take_replies()
-        };
-        if !answer.is_empty() {
-            // A program that asks and does not read its answers loses them, not the pane.
-            let len = answer.len();
-            replies.queued_bytes.fetch_add(len, Ordering::SeqCst);
-            if replies.queue.try_send(answer).is_err() {
-                replies.queued_bytes.fetch_sub(len, Ordering::SeqCst);
-            }
-        }
-        wake();
+        Output { term, replies, wake }.deliver(&buf[..n]);
     }
     wake();
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use paddock::config::{LockPolicy, Network, SecretRef};
+use paddock::config::{LockPolicy, Network};
 use paddock::pty::{Locked, PaneLock, PaneSession, PaneStatus, PtyError, SpawnSpec};
 use paddock::sandbox::{Enforcement, Policy};
 use paddock::term::TermSize;
@@ -20,6 +20,7 @@ fn spec_for(argv: &[&str]) -> SpawnSpec {
         scrollback_lines: 100,
         lock: PaneLock::None,
         secrets: vec![],
+        notice: None,
     }
 }
 
@@ -46,6 +47,7 @@ fn spawn(argv: &[&str]) -> PaneSession {
         scrollback_lines: 1000,
         lock: PaneLock::None,
         secrets: vec![],
+        notice: None,
     };
     PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn")
 }
@@ -166,6 +168,7 @@ fn a_missing_program_is_an_error_not_a_panic() {
         scrollback_lines: 10,
         lock: PaneLock::None,
         secrets: vec![],
+        notice: None,
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
         Err(PtyError::Spawn { program, .. }) => assert_eq!(program, "/nonexistent/program"),
@@ -207,10 +210,10 @@ fn a_locked_program_runs_in_its_pane_under_the_lock() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// A lock that cannot be enforced as written (here: its folder is missing), or secrets before
-/// the vault exists: the program does not run at all, and the error says why.
+/// A lock that cannot be enforced as written (here: its folder is missing): the program does
+/// not run at all, and the error says why.
 #[test]
-fn a_lock_that_cannot_hold_or_secrets_refuse_to_run_the_program() {
+fn a_lock_that_cannot_hold_refuses_to_run_the_program() {
     let marker = std::env::temp_dir().join(format!("paddock-refused-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);
     let touch = ["touch".to_owned(), marker.display().to_string()];
@@ -223,12 +226,38 @@ fn a_lock_that_cannot_hold_or_secrets_refuse_to_run_the_program() {
         Err(other) => panic!("unexpected error {other}"),
         Ok(_) => panic!("a lock on a missing folder ran its program"),
     }
-    let secret = SecretRef { name: "key".into(), env: "KEY".into(), pin: None };
-    let with_secret = SpawnSpec { lock: PaneLock::None, secrets: vec![secret], ..spec };
-    assert!(matches!(
-        PaneSession::spawn(with_secret, Arc::new(|| {})),
-        Err(PtyError::VaultUnavailable)
-    ));
     std::thread::sleep(Duration::from_millis(200));
     assert!(!marker.exists(), "the program never ran");
+}
+
+/// Secrets reach the program's environment, and what it prints of them never reaches the
+/// model: not on screen, not in the scrollback, not when printed split by escape sequences;
+/// the pane's notice comes first; the counts say how often each was masked.
+#[test]
+fn secrets_reach_the_environment_and_never_the_screen() {
+    let value = |v: &str| zeroize::Zeroizing::new(v.as_bytes().to_vec());
+    let script = "printf 'a=%s\\n' \"$API_KEY\"; printf 'b=%s\\n' \"$DB_PASS\"; \
+                  printf 'split=sk-\\033[31mlive\\033[0m-99\\n'; \
+                  if [ \"$API_KEY\" = sk-live-99 ]; then echo env-ok; fi; echo done";
+    let spec = SpawnSpec {
+        secrets: vec![
+            ("API_KEY".into(), value("sk-live-99")),
+            ("DB_PASS".into(), value("hunter2")),
+        ],
+        notice: Some("paddock: secret \"x\" withheld: pinned to y".into()),
+        ..spec_for(&["/bin/sh", "-c", script])
+    };
+    let pane = PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn");
+    wait_for_text(&pane, "done");
+    let screen = pane.screen_text();
+    assert!(screen.starts_with("paddock: secret \"x\" withheld: pinned to y"), "{screen}");
+    assert!(screen.contains("a=**********\n"), "{screen}");
+    assert!(screen.contains("b=*******\n"), "{screen}");
+    assert!(screen.contains("split=**********\n"), "{screen}");
+    assert!(screen.contains("env-ok"), "{screen}");
+    assert!(!screen.contains("sk-live") && !screen.contains("hunter2"), "{screen}");
+    let counts = pane.mask_counts().expect("counts");
+    let counts: Vec<u64> =
+        counts.iter().map(|c| c.load(std::sync::atomic::Ordering::Relaxed)).collect();
+    assert_eq!(counts, [2, 1]);
 }

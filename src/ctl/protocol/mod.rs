@@ -285,6 +285,9 @@ pub struct PaneInfo {
     /// What the pane's folder lock enforces.
     #[serde(default)]
     pub lock: Option<LockInfo>,
+    /// The names of the secrets its program was given (never values).
+    #[serde(default)]
+    pub secrets: Vec<String>,
 }
 
 /// A pane's lock: `level` is locked, degraded, unlocked or refused; `detail` says what is

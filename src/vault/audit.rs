@@ -1,0 +1,161 @@
+//! The vault's audit log: one JSON line per event in paddock's state folder (mode 0600,
+//! appended to, never rewritten): which secret was released to which pane's program or
+//! withheld and why, and how often its value was masked there. Never a value.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::{create_private_folder, VaultError};
+
+const AUDIT_FILE: &str = "audit.log";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// The value went into the program's environment.
+    Released,
+    /// It did not: `reason` says why.
+    Withheld,
+    /// The pane ended; `masked` is how often its output held the value.
+    Closed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub time: String,
+    pub event: Event,
+    pub secret: String,
+    pub thread: Option<String>,
+    pub pane: u32,
+    pub program: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masked: Option<u64>,
+}
+
+pub struct AuditLog {
+    path: PathBuf,
+}
+
+impl AuditLog {
+    pub fn new(state: &Path) -> AuditLog {
+        AuditLog { path: state.join(AUDIT_FILE) }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Add one line (one write, so lines of two panes never interleave).
+    pub fn append(&self, record: &Record) -> Result<(), VaultError> {
+        let error =
+            |e: std::io::Error| VaultError::State { path: self.path.clone(), error: e.to_string() };
+        if let Some(folder) = self.path.parent() {
+            create_private_folder(folder).map_err(error)?;
+        }
+        let mut line = serde_json::to_vec(record).unwrap_or_default();
+        line.push(b'\n');
+        let mut options = std::fs::OpenOptions::new();
+        options.append(true).create(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(&self.path).and_then(|mut file| file.write_all(&line)).map_err(error)
+    }
+
+    /// Every record, oldest first; lines that do not parse are returned as they are.
+    pub fn read(&self) -> Result<Vec<Result<Record, String>>, VaultError> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(VaultError::State { path: self.path.clone(), error: e.to_string() })
+            }
+        };
+        Ok(text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).map_err(|_| l.to_owned()))
+            .collect())
+    }
+}
+
+/// Now, in UTC, as RFC 3339 (`2026-11-30T02:14:05Z`).
+pub fn utc_now() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    utc(secs)
+}
+
+fn utc(secs: u64) -> String {
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (h, m, s) = (rest / 3600, rest % 3600 / 60, rest % 60);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_rfc3339_utc() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_795_920_845), "2026-11-29T02:54:05Z");
+    }
+
+    #[test]
+    fn records_are_appended_as_private_json_lines() {
+        let dir = std::env::temp_dir().join(format!("paddock-audit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let log = AuditLog::new(&dir);
+        assert_eq!(log.read().expect("no log yet"), vec![]);
+        let record = Record {
+            time: "t".into(),
+            event: Event::Withheld,
+            secret: "k".into(),
+            thread: Some("agent".into()),
+            pane: 3,
+            program: Some("/bin/sh".into()),
+            reason: Some("pinned to claude".into()),
+            masked: None,
+        };
+        log.append(&record).expect("append");
+        log.append(&Record {
+            event: Event::Closed,
+            reason: None,
+            masked: Some(2),
+            ..record.clone()
+        })
+        .expect("append");
+        let lines = log.read().expect("read");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], Ok(record));
+        let text = std::fs::read_to_string(log.path()).expect("text");
+        assert!(
+            text.lines()
+                .nth(1)
+                .is_some_and(|l| l.contains("\"event\":\"closed\"") && l.contains("\"masked\":2")),
+            "{text}"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(log.path()).expect("meta").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

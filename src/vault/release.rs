@@ -1,0 +1,223 @@
+//! What a pane's program gets from the vault: the values of its thread's secrets, for its
+//! environment only; a pinned secret only when the program is the pinned one, started directly
+//! and approved as it is now. Every decision is audited before the program starts.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use thiserror::Error;
+
+use super::audit::{utc_now, AuditLog, Event, Record};
+use super::pin::{self, Approvals, Verdict};
+use super::{SecretBytes, Vault, VaultError};
+use crate::config::SecretRef;
+
+/// The pane asking.
+pub struct Request<'a> {
+    pub secrets: &'a [SecretRef],
+    pub argv: &'a [String],
+    pub cwd: Option<&'a Path>,
+    /// The `PATH` its program is looked up on.
+    pub path_var: Option<OsString>,
+    pub thread: Option<&'a str>,
+    pub pane: u32,
+}
+
+/// What the pane gets.
+#[derive(Default)]
+pub struct Released {
+    /// Environment variable and value, for the program's environment only.
+    pub env: Vec<(String, SecretBytes)>,
+    /// The names released, in the config's order.
+    pub names: Vec<String>,
+    /// Secrets withheld, and why.
+    pub withheld: Vec<(String, String)>,
+}
+
+#[derive(Debug, Error)]
+pub enum ReleaseError {
+    /// Secrets the keychain does not have: the program does not start.
+    #[error("{}", missing(.0))]
+    Missing(Vec<String>),
+    #[error(transparent)]
+    Vault(#[from] VaultError),
+}
+
+fn missing(names: &[String]) -> String {
+    match names {
+        [name] => format!(
+            "secret \"{name}\" is not in the vault: set it with `paddock vault set {name}`, then \
+             restart the thread"
+        ),
+        _ => format!(
+            "secrets {} are not in the vault: set each with `paddock vault set NAME`, then \
+             restart the thread",
+            names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// Fetch and decide; audit each decision (a release that cannot be audited does not happen).
+pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, ReleaseError> {
+    let audit = AuditLog::new(vault.state());
+    let argv0 = request.argv.first().map(String::as_str).unwrap_or_default();
+    let program = pin::find_program(argv0, request.cwd, request.path_var.as_deref());
+    let program_text = program.as_ref().map(|p| p.display().to_string());
+    let record = |secret: &str, event, reason: Option<String>| Record {
+        time: utc_now(),
+        event,
+        secret: secret.to_owned(),
+        thread: request.thread.map(str::to_owned),
+        pane: request.pane,
+        program: program_text.clone().or_else(|| Some(argv0.to_owned())),
+        reason,
+        masked: None,
+    };
+    let mut values = Vec::new();
+    let mut missing = Vec::new();
+    for secret in request.secrets {
+        match vault.get(&secret.name)? {
+            Some(value) => values.push(value),
+            None => missing.push(secret.name.clone()),
+        }
+    }
+    if !missing.is_empty() {
+        for name in &missing {
+            audit.append(&record(name, Event::Withheld, Some("not in the vault".into())))?;
+        }
+        return Err(ReleaseError::Missing(missing));
+    }
+    let approvals = Approvals::load(vault.state());
+    let mut released = Released::default();
+    for (secret, value) in request.secrets.iter().zip(values) {
+        let refusal = secret.pin.as_deref().and_then(|pin| {
+            why_not_pinned(pin, &secret.name, argv0, program.as_deref(), &approvals)
+        });
+        match refusal {
+            Some(why) => {
+                audit.append(&record(&secret.name, Event::Withheld, Some(why.clone())))?;
+                released.withheld.push((secret.name.clone(), why));
+            }
+            None => {
+                audit.append(&record(&secret.name, Event::Released, None))?;
+                released.names.push(secret.name.clone());
+                released.env.push((secret.env.clone(), value));
+            }
+        }
+    }
+    Ok(released)
+}
+
+/// Why a secret pinned to `pin` may not go to this program, if it may not.
+fn why_not_pinned(
+    pin: &str,
+    name: &str,
+    argv0: &str,
+    program: Option<&Path>,
+    approvals: &Approvals,
+) -> Option<String> {
+    let Some(program) = program.filter(|found| pin::pin_names(pin, argv0, found)) else {
+        return Some(format!("pinned to {pin}; this pane runs {argv0}"));
+    };
+    let fingerprint = match pin::fingerprint(program) {
+        Ok(fingerprint) => fingerprint,
+        Err(e) => return Some(format!("pinned to {pin}; cannot read {}: {e}", program.display())),
+    };
+    let path = fingerprint.path.display();
+    match approvals.verdict(name, &fingerprint) {
+        Verdict::Approved => None,
+        Verdict::NotApproved => Some(format!(
+            "pinned to {pin}; {path} is not approved for it yet: `paddock vault approve {name} {path}`"
+        )),
+        Verdict::Changed { approved_at } => Some(format!(
+            "pinned to {pin}; {path} has changed since it was approved ({approved_at}): check \
+             it, then `paddock vault approve {name} {path}`"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vault::store::MemoryStore;
+
+    fn setup(name: &str) -> (Vault, std::path::PathBuf) {
+        let state =
+            std::env::temp_dir().join(format!("paddock-release-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let vault = Vault::new(Box::<MemoryStore>::default(), "test".into(), state.clone());
+        vault.set("open", b"value-open").expect("set");
+        vault.set("pinned", b"value-pinned").expect("set");
+        (vault, state)
+    }
+
+    fn secrets(pin: &str) -> Vec<SecretRef> {
+        vec![
+            SecretRef { name: "open".into(), env: "OPEN".into(), pin: None },
+            SecretRef { name: "pinned".into(), env: "PINNED".into(), pin: Some(pin.into()) },
+        ]
+    }
+
+    fn request<'a>(secrets: &'a [SecretRef], argv: &'a [String]) -> Request<'a> {
+        Request {
+            secrets,
+            argv,
+            cwd: None,
+            path_var: Some("/bin:/usr/bin".into()),
+            thread: Some("t"),
+            pane: 1,
+        }
+    }
+
+    #[test]
+    fn a_pinned_secret_goes_only_to_its_approved_program() {
+        let (vault, state) = setup("pin");
+        let secrets = secrets("cat");
+        let cat = vec!["cat".to_owned()];
+        let shell = vec!["sh".to_owned(), "-c".to_owned(), "cat".to_owned()];
+
+        let out = release(&vault, &request(&secrets, &shell)).expect("release");
+        assert_eq!(out.names, ["open"]);
+        assert_eq!(out.env.len(), 1);
+        assert_eq!((out.env[0].0.as_str(), out.env[0].1.as_slice()), ("OPEN", &b"value-open"[..]));
+        assert_eq!(
+            out.withheld,
+            [("pinned".to_owned(), "pinned to cat; this pane runs sh".to_owned())]
+        );
+
+        let out = release(&vault, &request(&secrets, &cat)).expect("release");
+        assert_eq!(out.names, ["open"]);
+        assert!(out.withheld[0].1.contains("is not approved for it yet"), "{:?}", out.withheld);
+
+        let found = pin::find_program("cat", None, Some("/bin:/usr/bin".as_ref())).expect("cat");
+        let fingerprint = pin::fingerprint(&found).expect("fingerprint");
+        Approvals::default().approve("pinned", &fingerprint, utc_now()).save(&state).expect("save");
+        let out = release(&vault, &request(&secrets, &cat)).expect("release");
+        assert_eq!(out.names, ["open", "pinned"]);
+        assert!(out.withheld.is_empty());
+
+        let log = AuditLog::new(&state).read().expect("audit");
+        let events: Vec<(Event, String)> =
+            log.iter().flatten().map(|r| (r.event, r.secret.clone())).collect();
+        assert_eq!(events.len(), 6);
+        assert_eq!(events[1], (Event::Withheld, "pinned".into()));
+        assert_eq!(events[5], (Event::Released, "pinned".into()));
+        let text = std::fs::read_to_string(AuditLog::new(&state).path()).expect("log text");
+        assert!(!text.contains("value-"), "{text}");
+        let _ = std::fs::remove_dir_all(state);
+    }
+
+    #[test]
+    fn a_missing_secret_stops_the_program_and_says_how_to_set_it() {
+        let (vault, state) = setup("missing");
+        let mut secrets = secrets("cat");
+        secrets.push(SecretRef { name: "gone".into(), env: "GONE".into(), pin: None });
+        let argv = vec!["cat".to_owned()];
+        let error = release(&vault, &request(&secrets, &argv)).err().expect("refused");
+        assert_eq!(
+            error.to_string(),
+            "secret \"gone\" is not in the vault: set it with `paddock vault set gone`, then restart the thread"
+        );
+        let _ = std::fs::remove_dir_all(state);
+    }
+}

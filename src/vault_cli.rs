@@ -1,0 +1,252 @@
+//! `paddock vault set|ls|rm|check|approve|log`: the vault from the command line. Values come in
+//! through a prompt or stdin only and are never printed.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Read, Write};
+
+use anyhow::{bail, Context, Result};
+use paddock::config::{self, Config};
+use paddock::vault::audit::{utc_now, AuditLog, Event, Record};
+use paddock::vault::pin::{self, Approvals};
+use paddock::vault::{valid_name, Vault, VaultError};
+use zeroize::Zeroizing;
+
+use crate::cli::{VaultArgs, VaultVerb};
+
+pub fn run(args: VaultArgs) -> Result<()> {
+    let vault = || Vault::open().context("cannot open the vault");
+    match args.verb {
+        VaultVerb::Set { name } => set(&vault()?, &name),
+        VaultVerb::Ls { json } => ls(&vault()?, &threads(args.config)?, json),
+        VaultVerb::Rm { name } => {
+            let vault = vault()?;
+            if vault.remove(&name)? {
+                println!("removed \"{name}\" from {}", vault.describe());
+                Ok(())
+            } else {
+                bail!("\"{name}\" is not in the vault ({})", vault.describe())
+            }
+        }
+        VaultVerb::Check => check(),
+        VaultVerb::Approve { name, program } => approve(&name, &program),
+        VaultVerb::Log { json } => log(json),
+    }
+}
+
+fn set(vault: &Vault, name: &str) -> Result<()> {
+    if !valid_name(name) {
+        return Err(VaultError::BadName(name.to_owned()).into());
+    }
+    let value = if std::io::stdin().is_terminal() {
+        let prompt = format!("value of \"{name}\" (not shown): ");
+        Zeroizing::new(rpassword::prompt_password(prompt).context("cannot read the value")?)
+    } else {
+        let mut bytes = Zeroizing::new(Vec::new());
+        std::io::stdin().read_to_end(&mut bytes).context("cannot read the value from stdin")?;
+        let mut text = Zeroizing::new(
+            String::from_utf8(std::mem::take(&mut *bytes))
+                .map_err(|_| anyhow::anyhow!("the value on stdin is not UTF-8 text"))?,
+        );
+        if text.ends_with('\n') {
+            text.pop();
+            if text.ends_with('\r') {
+                text.pop();
+            }
+        }
+        text
+    };
+    if value.is_empty() {
+        bail!("the value is empty; nothing was stored");
+    }
+    vault.set(name, value.as_bytes())?;
+    println!("stored \"{name}\" in {} (service \"{}\")", vault.describe(), vault.service());
+    Ok(())
+}
+
+/// The threads of the configuration, or none when there is no file.
+fn threads(path: Option<std::path::PathBuf>) -> Result<Config> {
+    let Some(path) = path.or_else(config::default_path) else {
+        return Ok(Config::default());
+    };
+    match config::load(&path) {
+        Ok(config) => Ok(config.unwrap_or_default()),
+        Err(problems) => {
+            bail!("{} has problems (see `paddock config check`):\n{problems}", path.display())
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Listed {
+    name: String,
+    stored: Option<bool>,
+    threads: Vec<String>,
+    pins: Vec<String>,
+    approved: Vec<String>,
+}
+
+fn ls(vault: &Vault, config: &Config, json: bool) -> Result<()> {
+    let mut by_name: BTreeMap<String, Listed> = BTreeMap::new();
+    fn entry<'a>(by_name: &'a mut BTreeMap<String, Listed>, name: &str) -> &'a mut Listed {
+        by_name.entry(name.to_owned()).or_insert_with(|| Listed {
+            name: name.to_owned(),
+            stored: None,
+            threads: Vec::new(),
+            pins: Vec::new(),
+            approved: Vec::new(),
+        })
+    }
+    for thread in &config.threads {
+        for secret in &thread.secrets {
+            let listed = entry(&mut by_name, &secret.name);
+            listed.threads.push(thread.name.clone());
+            listed.pins.extend(secret.pin.clone());
+        }
+    }
+    for name in vault.known_names() {
+        entry(&mut by_name, &name);
+    }
+    let approvals = Approvals::load(vault.state());
+    let mut unreachable = None;
+    for listed in by_name.values_mut() {
+        listed.pins.sort();
+        listed.pins.dedup();
+        listed.approved = approvals
+            .approvals
+            .iter()
+            .filter(|a| a.secret == listed.name)
+            .map(|a| a.program.display().to_string())
+            .collect();
+        match vault.get(&listed.name) {
+            Ok(value) => listed.stored = Some(value.is_some()),
+            Err(e) => unreachable = Some(e.to_string()),
+        }
+    }
+    let listed: Vec<&Listed> = by_name.values().collect();
+    let mut out = String::new();
+    if json {
+        let body = serde_json::json!({
+            "store": vault.describe(),
+            "service": vault.service(),
+            "secrets": listed,
+        });
+        out = format!("{body}\n");
+    } else if listed.is_empty() {
+        out.push_str(
+            "no secrets: the configuration names none and none were set through paddock\n",
+        );
+    } else {
+        let rows: Vec<[String; 5]> = listed
+            .iter()
+            .map(|l| {
+                let or_dash =
+                    |list: &[String]| if list.is_empty() { "-".into() } else { list.join(",") };
+                let stored = match l.stored {
+                    Some(true) => "yes",
+                    Some(false) => "MISSING",
+                    None => "?",
+                };
+                [
+                    l.name.clone(),
+                    stored.into(),
+                    or_dash(&l.threads),
+                    or_dash(&l.pins),
+                    or_dash(&l.approved),
+                ]
+            })
+            .collect();
+        let header = ["NAME", "STORED", "THREADS", "PIN", "APPROVED"].map(String::from);
+        let widths: Vec<usize> = (0..5)
+            .map(|i| rows.iter().chain([&header]).map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in [&header].into_iter().chain(&rows) {
+            let cells: Vec<String> =
+                row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+        }
+    }
+    std::io::stdout().write_all(out.as_bytes()).context("cannot write")?;
+    match unreachable {
+        Some(e) => bail!("could not ask the keychain about every secret: {e}"),
+        None => Ok(()),
+    }
+}
+
+fn check() -> Result<()> {
+    let vault = match Vault::open() {
+        Ok(vault) => vault,
+        Err(e) => bail!("{e}"),
+    };
+    println!("store: {}", vault.describe());
+    println!("service: {}", vault.service());
+    println!("state folder: {}", vault.state().display());
+    // A read of a name nobody uses: reaches the store and, for the Secret Service, its
+    // collections (a locked one refuses or asks to be unlocked).
+    match vault.get("paddock-vault-check") {
+        Ok(_) => {
+            println!("reachable: yes");
+            Ok(())
+        }
+        Err(e) => bail!("the keychain is not usable: {e}"),
+    }
+}
+
+fn approve(name: &str, program: &str) -> Result<()> {
+    if !valid_name(name) {
+        return Err(VaultError::BadName(name.to_owned()).into());
+    }
+    let cwd = std::env::current_dir().ok();
+    let path_var = std::env::var_os("PATH");
+    let Some(found) = pin::find_program(program, cwd.as_deref(), path_var.as_deref()) else {
+        bail!("no program \"{program}\": give its path, or a name found on PATH");
+    };
+    let fingerprint =
+        pin::fingerprint(&found).with_context(|| format!("cannot read {}", found.display()))?;
+    let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
+    Approvals::load(&state).approve(name, &fingerprint, utc_now()).save(&state)?;
+    println!(
+        "approved {} (sha256 {}) for \"{name}\"; a changed file needs approving again",
+        fingerprint.path.display(),
+        fingerprint.sha256
+    );
+    Ok(())
+}
+
+fn log(json: bool) -> Result<()> {
+    let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
+    let audit = AuditLog::new(&state);
+    let mut out = String::new();
+    for line in audit.read()? {
+        match line {
+            Ok(record) if json => {
+                out.push_str(&serde_json::to_string(&record).unwrap_or_default());
+                out.push('\n');
+            }
+            Ok(record) => {
+                out.push_str(&describe(&record));
+                out.push('\n');
+            }
+            Err(raw) => {
+                out.push_str(&format!("(unreadable line) {raw}\n"));
+            }
+        }
+    }
+    if out.is_empty() && !json {
+        out = format!("no entries yet in {}\n", audit.path().display());
+    }
+    std::io::stdout().write_all(out.as_bytes()).context("cannot write")
+}
+
+fn describe(r: &Record) -> String {
+    let thread = r.thread.as_deref().map(|t| format!(" thread {t}")).unwrap_or_default();
+    let program = r.program.as_deref().unwrap_or("?");
+    let what = match r.event {
+        Event::Released => format!("released to {program}"),
+        Event::Withheld => {
+            format!("withheld from {program}: {}", r.reason.as_deref().unwrap_or(""))
+        }
+        Event::Closed => format!("pane closed; masked {} times", r.masked.unwrap_or(0)),
+    };
+    format!("{}  {}  pane {}{thread}  {what}", r.time, r.secret, r.pane)
+}
