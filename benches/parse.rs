@@ -1,6 +1,7 @@
 //! Parse throughput: the same generated streams through paddock's model and alacritty_terminal's
 //! `Term`, in the same run, plus vte's parser with a do-nothing handler (the floor both stand
-//! on). `cargo xtask bench` runs this and prints the table with ratios.
+//! on), and paddock with a pane's masker (five secrets) in front. `cargo xtask bench` runs this
+//! and prints the table with ratios.
 
 use std::hint::black_box;
 
@@ -10,6 +11,7 @@ use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use paddock::term::{TermConfig, TermSize, Terminal};
+use paddock::vault::mask::Masker;
 
 const COLS: usize = 200;
 const LINES: usize = 50;
@@ -186,6 +188,37 @@ fn paddock_parse(bytes: &[u8]) -> Terminal {
     term
 }
 
+/// Five secrets a thread might be given, none of which the streams hold: the masking cost every
+/// byte of a pane with secrets pays.
+fn five_secrets() -> Vec<zeroize::Zeroizing<Vec<u8>>> {
+    [
+        "sk-ant-api03-Zq3vR8xYt2LmN0pQwErTyUiOpAsDfGhJkL",
+        "ghp_4f8Kq2LmNx9Pz7RtYw3VbC6DhJ1sG5aE0uIo",
+        "AKIAIOSFODNN7EXAMPLE",
+        "xoxb-2048-1024-QwErTyUiOpAsDfGh",
+        "postgres://app:s3cr3t-p4ss@db.internal:5432/app",
+    ]
+    .iter()
+    .map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec()))
+    .collect()
+}
+
+/// `paddock_parse` with the pane's masker in front, as a pane with five secrets reads.
+fn paddock_masked_parse(bytes: &[u8]) -> Terminal {
+    let mut term =
+        Terminal::new(TermSize::new(COLS, LINES), TermConfig { scrollback_lines: SCROLLBACK });
+    let mut masker = Masker::new(five_secrets()).expect("secrets");
+    let mut out = Vec::with_capacity(64 * 1024);
+    for chunk in bytes.chunks(64 * 1024) {
+        masker.feed(chunk, &mut out);
+        term.advance(&out);
+        out.clear();
+    }
+    masker.flush(&mut out);
+    term.advance(&out);
+    term
+}
+
 fn alacritty_parse(bytes: &[u8]) -> Term<NoEvents> {
     let config = Config { scrolling_history: SCROLLBACK, ..Default::default() };
     let mut term = Term::new(config, &AlacrittySize::new(COLS, LINES), NoEvents);
@@ -222,6 +255,9 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         group.sample_size(20);
         group.bench_function("paddock", |b| b.iter(|| black_box(paddock_parse(black_box(bytes)))));
+        group.bench_function("paddock_masked", |b| {
+            b.iter(|| black_box(paddock_masked_parse(black_box(bytes))))
+        });
         group.bench_function("alacritty", |b| {
             b.iter(|| black_box(alacritty_parse(black_box(bytes))))
         });

@@ -179,6 +179,9 @@ fn check() -> Result<()> {
         Err(e) => bail!("{e}"),
     };
     println!("store: {}", vault.describe());
+    if let Some(note) = vault.note() {
+        println!("note: {note}");
+    }
     println!("service: {}", vault.service());
     println!("state folder: {}", vault.state().display());
     // A read of a name nobody uses: reaches the store and, for the Secret Service, its

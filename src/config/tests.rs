@@ -217,6 +217,9 @@ fn broken_files_get_exact_diagnostics() {
         ("protected path outside the lock", "(threads: [(name: \"a\", lock: (write: [\"~/src\"], protect: [\"/etc/passwd\"]))])", &[
             "1:59: threads[0].lock.protect[0]: /etc/passwd is not inside a `write` or `read` folder, so the lock already keeps it out",
         ]),
+        ("bad secret name", "(threads: [(name: \"a\", secrets: [(name: \"my key\", env: \"K\")])])", &[
+            "1:41: threads[0].secrets[0].name: expected a secret's name in the vault (1 to 64 letters, digits, `-`, `_` or `.`, starting with a letter or digit), found \"my key\"",
+        ]),
         ("locked and unlocked", "(threads: [(name: \"a\", lock: (), unlocked: true)])", &[
             "1:44: threads[0].unlocked: a thread is either locked or unlocked: remove `unlocked: true` or its `lock`",
         ]),

@@ -403,7 +403,15 @@ fn secrets(check: &mut Checker<'_>, at: &FieldPath, raw: Vec<RawSecret>) -> Vec<
     for (i, secret) in raw.into_iter().enumerate() {
         let at = at.index(i);
         let name = match secret.name {
-            Some(name) if !name.trim().is_empty() => name,
+            Some(name) if crate::vault::valid_name(&name) => name,
+            Some(name) if !name.trim().is_empty() => {
+                let message = format!(
+                    "expected a secret's name in the vault (1 to 64 letters, digits, `-`, `_` or \
+                     `.`, starting with a letter or digit), found \"{name}\""
+                );
+                check.report(&at.field("name"), message);
+                continue;
+            }
             Some(_) => {
                 check.report(
                     &at.field("name"),

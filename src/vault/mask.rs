@@ -15,7 +15,6 @@
 use std::time::Duration;
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use memchr::{memchr, memchr3};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::store::SecretBytes;
@@ -45,10 +44,18 @@ enum Scan {
     Intermediate,
     /// Inside a CSI sequence's parameters.
     Csi,
-    /// Inside the string of an OSC, DCS, SOS, PM or APC sequence: text, as far as masking goes.
+    /// Inside the string of an OSC sequence: text, as far as masking goes.
     Str,
+    /// Inside the string of a DCS, SOS, PM or APC sequence (which BEL does not end).
+    Dcs,
     /// After ESC inside such a string (ESC \ ends it).
     StrEscape,
+}
+
+impl Scan {
+    fn is_string(self) -> bool {
+        matches!(self, Scan::Str | Scan::Dcs)
+    }
 }
 
 /// A stretch of text in the raw output: `len` bytes at `raw` that are bytes `text..` of the
@@ -59,7 +66,12 @@ struct Run {
     text: usize,
     len: usize,
     state: Scan,
+    /// Which string (counted from the read's start) a Str run belongs to.
+    string: usize,
 }
+
+/// A value found whole: its first byte, the byte after its last, which value.
+type Found = (usize, usize, usize);
 
 /// Masks a fixed set of values in one pane's output stream.
 pub struct Masker {
@@ -102,7 +114,7 @@ impl Masker {
             }
         }
         let finder = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
+            .match_kind(MatchKind::LeftmostFirst)
             .build(prefixes.iter().map(|p| p.as_slice()))
             .ok()?;
         let counts = vec![0; values.len()];
@@ -130,113 +142,270 @@ impl Masker {
         &self.counts
     }
 
-    /// Pass the held-back tail on as it is: nothing more came in time.
+    /// Pass the held-back tail on: nothing more came in time. Whole values in it are masked;
+    /// the start of one is passed on as it is.
     pub fn flush(&mut self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.held);
-        self.held.zeroize();
-        self.held.clear();
-        self.held_state = self.end_state;
+        if self.held.is_empty() {
+            return;
+        }
+        let raw = std::mem::take(&mut self.held);
+        self.process(&raw, out, false);
     }
 
     /// Append to `out` what of `input` (after anything held back) the terminal may see, with
     /// every value masked; hold back a tail that could be the start of one.
     pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
         if self.held.is_empty() {
-            self.process(input, out);
+            self.process(input, out, true);
         } else {
             let mut raw = std::mem::take(&mut self.held);
             raw.extend_from_slice(input);
-            self.process(&raw, out);
+            self.process(&raw, out, true);
         }
     }
 
-    fn process(&mut self, raw: &[u8], out: &mut Vec<u8>) {
+    /// Mask `raw` into `out`; with `may_hold`, keep back a tail that could start a value.
+    fn process(&mut self, raw: &[u8], out: &mut Vec<u8>, may_hold: bool) {
+        // Most output holds no value and nothing that could be the start of one: it is masked
+        // where a value stands whole, without working out its text.
+        if let Some((matches, cut)) = self.find_contiguous(raw, may_hold) {
+            let start = out.len();
+            out.extend_from_slice(&raw[..cut]);
+            for (from, to, value) in matches {
+                out[start + from..start + to].fill(b'*');
+                self.counts[value] += 1;
+            }
+            let before = self.held_state;
+            self.end_state = end_state(raw, before);
+            self.held_state =
+                if cut == raw.len() { self.end_state } else { end_state(&raw[..cut], before) };
+            self.held.clear();
+            self.held.extend_from_slice(&raw[cut..]);
+            return;
+        }
         self.runs.clear();
         self.end_state = scan(raw, self.held_state, &mut self.runs);
-        // Most output is plain text: one run, the raw bytes themselves.
-        let whole = matches!(self.runs.as_slice(), [run] if run.len == raw.len());
-        if !whole {
-            self.text.clear();
-            for run in &self.runs {
-                self.text.extend_from_slice(&raw[run.raw..run.raw + run.len]);
-            }
+        // The text: what shows on screen (text between escape sequences, joined), then each
+        // string (a title, a link) on its own, after an ESC (in no value) that keeps values
+        // from spanning two of them.
+        let mut offset = 0;
+        for run in self.runs.iter_mut().filter(|r| !r.state.is_string()) {
+            run.text = offset;
+            offset += run.len;
         }
-        let text: &[u8] = if whole { raw } else { &self.text };
-        let (matches, hold) = self.find(text);
-        let cut = match hold {
-            Some(at) => raw_position(&self.runs, at),
-            None => raw.len(),
+        let mut last_string = None;
+        for run in self.runs.iter_mut().filter(|r| r.state.is_string()) {
+            if last_string != Some(run.string) {
+                offset += 1;
+                last_string = Some(run.string);
+            }
+            run.text = offset;
+            offset += run.len;
+        }
+        let mut by_text = self.runs.clone();
+        by_text.sort_by_key(|r| r.text);
+        self.text.clear();
+        for run in &by_text {
+            if run.text > self.text.len() {
+                self.text.push(ESC);
+            }
+            self.text.extend_from_slice(&raw[run.raw..run.raw + run.len]);
+        }
+        let text: &[u8] = &self.text;
+        // Where a later read could continue the text: the end of what shows, and the end of a
+        // string that has not ended yet.
+        let shown_end =
+            self.runs.iter().filter(|r| !r.state.is_string()).map(|r| r.text + r.len).max();
+        let mut open_ends = vec![shown_end.unwrap_or(0)];
+        if matches!(self.end_state, Scan::Str | Scan::Dcs | Scan::StrEscape) {
+            open_ends
+                .extend(self.runs.last().filter(|r| r.state.is_string()).map(|r| r.text + r.len));
+        }
+        let open_ends = if may_hold { open_ends } else { Vec::new() };
+        let (matches, holds) = self.find(text, &open_ends);
+        // Raw ranges: a value read across runs spans from its first byte's to its last's.
+        let raw_range = |from: usize, to: usize| {
+            (raw_position(&by_text, from), raw_position(&by_text, to - 1) + 1)
         };
-        let cut = if raw.len() - cut > MAX_HELD { raw.len() } else { cut };
-        let hold_text = if cut == raw.len() { text.len() } else { hold.unwrap_or(text.len()) };
+        let mut cut = holds.iter().map(|&h| raw_position(&by_text, h)).min().unwrap_or(raw.len());
+        // A whole value that runs into the held tail is held with it, so that the next read
+        // sees it whole again.
+        while let Some(start) = matches
+            .iter()
+            .map(|&(from, to, _)| raw_range(from, to))
+            .filter(|&(start, end)| start < cut && end > cut)
+            .map(|(start, _)| start)
+            .min()
+        {
+            cut = start;
+        }
+        if raw.len() - cut > MAX_HELD {
+            cut = raw.len();
+        }
         let start = out.len();
         out.extend_from_slice(&raw[..cut]);
         for &(from, to, value) in &matches {
-            if from >= hold_text {
+            if raw_range(from, to).1 > cut {
                 continue;
             }
             self.counts[value] += 1;
-            mask(&self.runs, from, to, &mut out[start..]);
+            mask(&by_text, from, to, &mut out[start..]);
         }
         self.held_state = if cut == raw.len() {
             self.end_state
         } else {
-            let run = self.runs.partition_point(|r| r.text + r.len <= hold_text);
-            self.runs[run].state
+            let run = self.runs.partition_point(|r| r.raw + r.len <= cut);
+            self.runs.get(run).map_or(self.end_state, |r| r.state)
         };
         self.held.clear();
         self.held.extend_from_slice(&raw[cut..]);
-        if !whole {
-            self.text.zeroize();
-        }
+        self.text.zeroize();
     }
 
-    /// Every whole value in `text` (start, end, which), and where the earliest tail that could
-    /// still become one starts.
-    fn find(&self, text: &[u8]) -> (Vec<(usize, usize, usize)>, Option<usize>) {
-        let mut matches = Vec::new();
-        let mut hold: Option<usize> = None;
-        let earliest = |at: usize, hold: &mut Option<usize>| {
-            *hold = Some(hold.map_or(at, |h: usize| h.min(at)));
+    /// Every position in `hay` where some value's first bytes stand (overlapping ones too).
+    fn candidates<'h>(&'h self, hay: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let input = aho_corasick::Input::new(hay).range(from..);
+            let found = self.finder.find(input)?;
+            from = found.start() + 1;
+            Some(found.start())
+        })
+    }
+
+    /// The values whose first bytes `rest` starts with.
+    fn values_at<'a>(&'a self, rest: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+        self.by_prefix
+            .iter()
+            .filter(move |group| {
+                let prefix = &self.values[group[0]][..self.values[group[0]].len().min(PREFIX)];
+                rest.starts_with(prefix)
+            })
+            .flatten()
+            .copied()
+    }
+
+    /// Every value that stands whole in `raw` (start, end, which); `None` when `raw` may hold
+    /// one broken by an escape sequence, or end with the start of one: the text must be worked
+    /// out then.
+    fn find_contiguous(&self, raw: &[u8], may_hold: bool) -> Option<(Vec<Found>, usize)> {
+        // Inside a string (a title, a link) every control is ignored, so any of them could
+        // stand inside a value: reads with strings go the slow way.
+        let string_start =
+            |byte: Option<&u8>| matches!(byte, Some(b']' | b'P' | b'X' | b'^' | b'_'));
+        let opens_string = match self.held_state {
+            Scan::Str | Scan::Dcs | Scan::StrEscape => true,
+            Scan::Escape => string_start(raw.first()),
+            _ => false,
         };
-        for found in self.finder.find_overlapping_iter(text) {
-            let at = found.start();
-            let rest = &text[at..];
-            for &index in &self.by_prefix[found.pattern().as_usize()] {
+        if opens_string {
+            return None;
+        }
+        let mut matches = Vec::new();
+        // Where a tail that a later read could make a value begins: held back from there.
+        let mut cut = raw.len();
+        for at in self.candidates(raw) {
+            let rest = &raw[at..];
+            for index in self.values_at(rest) {
+                let value = self.values[index].as_slice();
+                let same = rest.iter().zip(value).take_while(|(a, b)| a == b).count();
+                if same == value.len() {
+                    // Bytes that read as text only: not an escape sequence's final byte.
+                    if !matches!(
+                        end_state(&raw[..at], self.held_state),
+                        Scan::Ground | Scan::Str | Scan::Dcs
+                    ) {
+                        return None;
+                    }
+                    matches.push((at, at + value.len(), index));
+                } else if same == rest.len() && may_hold {
+                    cut = cut.min(at);
+                } else if rest.get(same).is_some_and(|&b| b == ESC || is_silent(b)) {
+                    return None;
+                }
+            }
+        }
+        // The start of a value at the very end, shorter than the search's prefixes.
+        let could_start = |tail: &[u8]| {
+            self.starts[tail[0] as usize]
+                && self.values.iter().any(|v| v.len() > tail.len() && v.starts_with(tail))
+        };
+        let tail = raw.len().saturating_sub(PREFIX - 1)..raw.len();
+        if let Some(at) = tail.into_iter().find(|&at| may_hold && could_start(&raw[at..])) {
+            cut = cut.min(at);
+        }
+        // An escape sequence or a bell within a value's first bytes, which the search does not
+        // see; other silent controls are rare enough to send the whole read the slow way.
+        for esc in memchr::memchr2_iter(ESC, BEL, raw) {
+            if raw[esc] == ESC && string_start(raw.get(esc + 1)) {
+                return None;
+            }
+            for k in 1..PREFIX.min(esc + 1) {
+                let before = &raw[esc - k..esc];
+                if !could_start(before) {
+                    continue;
+                }
+                // Does the text after the escape sequences go on with the value? Read on, across
+                // more of them, until it is clear.
+                let mut joined = [0u8; 2 * PREFIX];
+                joined[..k].copy_from_slice(before);
+                let fits = |joined: &[u8]| {
+                    self.values.iter().any(|v| {
+                        let n = v.len().min(joined.len());
+                        v[..n] == joined[..n]
+                    })
+                };
+                let (len, open) = text_after(raw, esc, &mut joined, k, fits);
+                let goes_on = len > k && fits(&joined[..len]);
+                if open && may_hold {
+                    // The read ends before it is clear: hold from here.
+                    cut = cut.min(esc - k);
+                } else if goes_on || open {
+                    return None;
+                }
+            }
+        }
+        let silent = raw.iter().fold(false, |any, &b| any | (b != BEL && is_silent(b)));
+        // A value that runs into the held tail is left to the slow way.
+        if silent || matches.iter().any(|&(_, end, _)| end > cut) {
+            return None;
+        }
+        Some((matches, cut))
+    }
+
+    /// Every whole value in `text` (start, end, which), and the starts of tails that a later
+    /// read could make whole: tails ending at one of `open_ends`.
+    fn find(&self, text: &[u8], open_ends: &[usize]) -> (Vec<Found>, Vec<usize>) {
+        let mut matches = Vec::new();
+        let mut holds = Vec::new();
+        for at in self.candidates(text) {
+            // A value never spans two parts of the text (they are apart by an ESC).
+            let end = memchr::memchr(ESC, &text[at..]).map_or(text.len(), |n| at + n);
+            let rest = &text[at..end];
+            for index in self.values_at(&text[at..]) {
                 let value = self.values[index].as_slice();
                 if rest.len() >= value.len() {
                     if &rest[..value.len()] == value {
                         matches.push((at, at + value.len(), index));
                     }
-                } else if value.starts_with(rest) {
-                    earliest(at, &mut hold);
+                } else if open_ends.contains(&end) && value.starts_with(rest) {
+                    holds.push(at);
                 }
             }
         }
         // Tails shorter than the search's prefixes.
-        for at in text.len().saturating_sub(PREFIX - 1)..text.len() {
-            let rest = &text[at..];
-            let could = self.starts[rest[0] as usize]
-                && self.values.iter().any(|v| v.len() > rest.len() && v.starts_with(rest));
-            if could {
-                earliest(at, &mut hold);
-                break;
+        for &end in open_ends {
+            for at in end.saturating_sub(PREFIX - 1)..end {
+                let rest = &text[at..end];
+                let could = self.starts[rest[0] as usize]
+                    && self.values.iter().any(|v| v.len() > rest.len() && v.starts_with(rest));
+                if could {
+                    holds.push(at);
+                    break;
+                }
             }
         }
-        // A whole value that runs into the held tail is held with it, so that the next read
-        // sees it whole again.
-        while let Some(h) = hold {
-            match matches
-                .iter()
-                .map(|m| m.0)
-                .filter(|&from| from < h)
-                .find(|&from| matches.iter().any(|m| m.0 == from && m.1 > h))
-            {
-                Some(from) => hold = Some(from),
-                None => break,
-            }
-        }
-        (matches, hold)
+        (matches, holds)
     }
 }
 
@@ -267,31 +436,117 @@ fn mask(runs: &[Run], from: usize, to: usize, out: &mut [u8]) {
     }
 }
 
+/// Append to `joined` (which holds `len` bytes) the text that follows the escape sequences
+/// starting at `at`, across more of them, while `fits` says it could still be a value and
+/// until `joined` is full, a control moves the cursor, a string begins or the read ends; the
+/// length, and whether the read ended (or a string began) before it was clear.
+fn text_after(
+    raw: &[u8],
+    mut at: usize,
+    joined: &mut [u8],
+    mut len: usize,
+    fits: impl Fn(&[u8]) -> bool,
+) -> (usize, bool) {
+    while len < joined.len() {
+        let Some(start) = skip_controls(raw, at) else {
+            return (len, true);
+        };
+        let run = raw[start..]
+            .iter()
+            .position(|&b| b < 0x20 || b == 0x7f)
+            .map_or(raw.len(), |n| start + n);
+        let take = (run - start).min(joined.len() - len);
+        joined[len..len + take].copy_from_slice(&raw[start..start + take]);
+        len += take;
+        if !fits(&joined[..len]) {
+            return (len, false);
+        }
+        match raw.get(run) {
+            None => return (len, len < joined.len()),
+            Some(&b) if b == ESC || is_silent(b) => at = run,
+            Some(_) => return (len, false),
+        }
+    }
+    (len, false)
+}
+
+/// Where the text goes on after the escape sequences (and bells) starting at `at`: `None` when
+/// the read ends first or a string begins.
+fn skip_controls(raw: &[u8], mut at: usize) -> Option<usize> {
+    let mut state = Scan::Ground;
+    loop {
+        let byte = *raw.get(at)?;
+        state = match (state, byte) {
+            (_, ESC) => Scan::Escape,
+            (_, CAN | SUB) => Scan::Ground,
+            (Scan::Ground, b) if is_silent(b) => Scan::Ground,
+            (Scan::Ground, _) => return Some(at),
+            (Scan::Escape, b'[') => Scan::Csi,
+            (Scan::Escape, b']' | b'P' | b'X' | b'^' | b'_') => return None,
+            (_, 0x00..=0x1f | 0x7f) => state,
+            (Scan::Escape | Scan::Intermediate, 0x20..=0x2f) => Scan::Intermediate,
+            (Scan::Csi, 0x40..=0x7e) | (Scan::Escape | Scan::Intermediate, _) => Scan::Ground,
+            _ => state,
+        };
+        at += 1;
+    }
+}
+
+/// A control character that neither shows nor moves the cursor (a terminal ignores it, or
+/// rings the bell): it does not break the text a value is read in.
+fn is_silent(byte: u8) -> bool {
+    matches!(byte, 0x00..=0x07 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
+}
+
+/// The scanner's state after `raw`, read from `state`: only the last escape sequence matters.
+fn end_state(raw: &[u8], state: Scan) -> Scan {
+    let mut ignored = Vec::new();
+    match memchr::memrchr(ESC, raw) {
+        Some(last) => scan(&raw[last + 1..], Scan::Escape, &mut ignored),
+        None if state == Scan::Ground => Scan::Ground,
+        None => scan(raw, state, &mut ignored),
+    }
+}
+
 /// Split `raw` into runs of text, starting in `state`; the state after its last byte.
 fn scan(raw: &[u8], mut state: Scan, runs: &mut Vec<Run>) -> Scan {
-    let mut text = 0;
     let mut i = 0;
-    let mut push = |runs: &mut Vec<Run>, from: usize, to: usize, state: Scan| {
+    let mut string = 0;
+    let push = |runs: &mut Vec<Run>, from: usize, to: usize, state: Scan, string: usize| {
         if to > from {
-            runs.push(Run { raw: from, text, len: to - from, state });
-            text += to - from;
+            // Where it falls in the text is worked out once the read is split (`process`).
+            runs.push(Run { raw: from, text: 0, len: to - from, state, string });
         }
     };
     while i < raw.len() {
         match state {
             Scan::Ground => {
-                let end = memchr(ESC, &raw[i..]).map_or(raw.len(), |n| i + n);
-                push(runs, i, end, state);
-                if end < raw.len() {
+                // Controls that show nothing are no text: "SE<BEL>CRET" shows as SECRET.
+                let end = raw[i..]
+                    .iter()
+                    .position(|&b| b == ESC || is_silent(b))
+                    .map_or(raw.len(), |n| i + n);
+                push(runs, i, end, state, string);
+                if end < raw.len() && raw[end] == ESC {
                     state = Scan::Escape;
                 }
                 i = end + 1;
             }
-            Scan::Str => {
-                let end = memchr3(ESC, BEL, CAN, &raw[i..]).map_or(raw.len(), |n| i + n);
-                push(runs, i, end, state);
+            Scan::Str | Scan::Dcs => {
+                // Other controls inside a string are ignored: not part of it, not its end (BEL
+                // ends an OSC string only).
+                let end = raw[i..]
+                    .iter()
+                    .position(|&b| b < 0x20 || b == 0x7f)
+                    .map_or(raw.len(), |n| i + n);
+                push(runs, i, end, state, string);
                 if end < raw.len() {
-                    state = if raw[end] == ESC { Scan::StrEscape } else { Scan::Ground };
+                    state = match raw[end] {
+                        ESC => Scan::StrEscape,
+                        BEL if state == Scan::Str => Scan::Ground,
+                        CAN | SUB => Scan::Ground,
+                        _ => state,
+                    };
                 }
                 i = end + 1;
             }
@@ -304,8 +559,18 @@ fn scan(raw: &[u8], mut state: Scan, runs: &mut Vec<Run>) -> Scan {
             Scan::StrEscape => state = Scan::Escape,
             Scan::Escape => {
                 state = match raw[i] {
+                    CAN | SUB => Scan::Ground,
+                    // Other controls inside a sequence are carried out without ending it.
+                    0x00..=0x1a | 0x1c..=0x1f | 0x7f => Scan::Escape,
                     b'[' => Scan::Csi,
-                    b']' | b'P' | b'X' | b'^' | b'_' => Scan::Str,
+                    b']' => {
+                        string += 1;
+                        Scan::Str
+                    }
+                    b'P' | b'X' | b'^' | b'_' => {
+                        string += 1;
+                        Scan::Dcs
+                    }
                     0x20..=0x2f => Scan::Intermediate,
                     ESC => Scan::Escape,
                     _ => Scan::Ground,
@@ -317,6 +582,7 @@ fn scan(raw: &[u8], mut state: Scan, runs: &mut Vec<Run>) -> Scan {
                 state = match raw[i] {
                     ESC => Scan::Escape,
                     CAN | SUB => Scan::Ground,
+                    0x00..=0x1f | 0x7f => state,
                     b if (ends[0]..=ends[1]).contains(&b) => Scan::Ground,
                     _ => state,
                 };

@@ -124,3 +124,54 @@ fn nothing_to_mask_makes_no_masker() {
     assert!(Masker::new(vec![Zeroizing::new(Vec::new())]).is_none());
     assert!(Masker::new(Vec::new()).is_none());
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::run;
+
+    const PIECES: &[&str] = &[
+        "SECRET", "SEC", "RET", "S", "x", " ", "\x1b[31m", "\x1b[0m", "\x1b]0;", "\x07", "\x1b\\",
+        "\x1b", "m", "\r\n", "\x1bP", "\x00", "E", "T", "\x1b(B",
+    ];
+
+    proptest! {
+        /// However the output is cut into reads, the screen gets the same bytes, and a value
+        /// never stands whole in them.
+        #[test]
+        fn reads_never_change_what_is_masked(
+            picks in proptest::collection::vec(0..PIECES.len(), 0..40),
+            cuts in proptest::collection::vec(0usize..200, 0..6),
+        ) {
+            let input: String = picks.iter().map(|&i| PIECES[i]).collect();
+            let bytes = input.as_bytes();
+            let (whole, _) = run(&["SECRET", "RETx"], &[bytes]);
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+            cuts.sort();
+            let mut chunks = Vec::new();
+            let mut from = 0;
+            for cut in cuts {
+                chunks.push(&bytes[from..cut]);
+                from = cut;
+            }
+            chunks.push(&bytes[from..]);
+            let (split, _) = run(&["SECRET", "RETx"], &chunks);
+            prop_assert_eq!(&split, &whole);
+            // What the terminal shows (screen, scrollback, title) never holds a value.
+            let mut term = crate::term::Terminal::new(
+                // Wide enough that nothing wraps: a value is shown on one row or not at all.
+                crate::term::TermSize::new(400, 5),
+                crate::term::TermConfig { scrollback_lines: 100 },
+            );
+            term.advance(whole.as_bytes());
+            let shown = format!(
+                "{}{}{}",
+                term.scrollback_text(),
+                term.screen_text(),
+                term.title().unwrap_or_default()
+            );
+            prop_assert!(!shown.contains("SECRET") && !shown.contains("RETx"), "{:?} {:?}", whole, shown);
+            prop_assert_eq!(whole.len(), input.len());
+        }
+    }
+}

@@ -89,6 +89,11 @@ impl Vault {
         self.store.describe()
     }
 
+    /// Why this store was chosen, when it is not the platform's first choice.
+    pub fn note(&self) -> Option<String> {
+        self.store.note()
+    }
+
     pub fn get(&self, name: &str) -> Result<Option<SecretBytes>, VaultError> {
         check_name(name)?;
         Ok(self.store.get(&self.service, name)?)

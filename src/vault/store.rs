@@ -29,6 +29,10 @@ pub enum StoreError {
 pub trait SecretStore: Send + Sync {
     /// Which store this is, as `paddock vault check` shows it.
     fn describe(&self) -> String;
+    /// Why this store and not the platform's first choice, if so.
+    fn note(&self) -> Option<String> {
+        None
+    }
     fn get(&self, service: &str, name: &str) -> Result<Option<SecretBytes>, StoreError>;
     fn set(&self, service: &str, name: &str, value: &[u8]) -> Result<(), StoreError>;
     /// Removes the value; whether there was one.
@@ -39,11 +43,12 @@ pub trait SecretStore: Send + Sync {
 pub struct KeychainStore {
     store: Arc<CredentialStore>,
     description: String,
+    note: Option<String>,
 }
 
 impl KeychainStore {
     pub fn new(store: Arc<CredentialStore>, description: String) -> KeychainStore {
-        KeychainStore { store, description }
+        KeychainStore { store, description, note: None }
     }
 
     fn entry(&self, service: &str, name: &str) -> Result<Entry, StoreError> {
@@ -54,6 +59,10 @@ impl KeychainStore {
 impl SecretStore for KeychainStore {
     fn describe(&self) -> String {
         self.description.clone()
+    }
+
+    fn note(&self) -> Option<String> {
+        self.note.clone()
     }
 
     fn get(&self, service: &str, name: &str) -> Result<Option<SecretBytes>, StoreError> {
@@ -153,14 +162,10 @@ mod platform {
     fn keyutils(instead_of: Option<StoreError>) -> Result<KeychainStore, StoreError> {
         let store = linux_keyutils_keyring_store::Store::new()
             .map_err(|e| StoreError::Unreachable(format!("the kernel's keyutils: {e}")))?;
-        let why = match instead_of {
-            Some(e) => format!(" (instead of the Secret Service: {e})"),
-            None => String::new(),
-        };
-        let description = format!(
-            "the kernel's keyutils (session keyring: kept in memory, gone at logout or reboot){why}"
-        );
-        Ok(KeychainStore::new(store, description))
+        let description = "the kernel's keyutils (kept in the kernel's memory: gone at reboot)";
+        let mut keychain = KeychainStore::new(store, description.into());
+        keychain.note = instead_of.map(|e| format!("used instead of the Secret Service: {e}"));
+        Ok(keychain)
     }
 }
 

@@ -40,4 +40,6 @@ mod sandbox;
 mod seatbelt;
 mod tidy;
 #[cfg(target_os = "linux")]
+mod vault;
+#[cfg(target_os = "linux")]
 mod window;

@@ -59,7 +59,8 @@ fn configured_threads_open_at_launch_in_their_tabs_and_splits() {
 
 /// A locked thread runs under its lock and `paddock ls` says so; one whose lock cannot be
 /// enforced as written (here: the whole home folder writable) does not run, and its pane says
-/// why; one that asks for secrets waits for the vault; one the config runs unlocked by choice
+/// why; one whose secret is not in the vault does not start and says how to set it; one the
+/// config runs unlocked by choice
 /// runs with the user's rights and says so.
 #[test]
 fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
@@ -107,7 +108,10 @@ fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
     assert!(text(&out.stderr).contains("runs no program"), "{}", text(&out.stderr));
 
     let screen = instance.wait_for_text("3", "was not started").replace('\n', " ");
-    assert!(screen.contains("asks for secrets from the vault"), "{screen}");
+    assert!(
+        screen.contains("secret \"k\" is not in the vault: set it with `paddock vault set k`"),
+        "{screen}"
+    );
     assert!(!marker.exists(), "neither refused program ran");
 
     let open = runtime.dir.join("open");

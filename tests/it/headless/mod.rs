@@ -40,8 +40,18 @@ impl Runtime {
             // No configuration unless a test writes one here (or passes --config).
             .env("XDG_CONFIG_HOME", self.dir.join("config"))
             .env("SHELL", "/bin/sh")
+            .env("XDG_STATE_HOME", self.dir.join("state"))
             .env_remove("PADDOCK_SOCKET")
             .env_remove("PADDOCK_PANE");
+        // The vault: inside a test's private keychain session, that one; otherwise the kernel's
+        // keyutils under a service name of this test's own, which nothing ever writes to (no
+        // user's Secret Service is ever asked).
+        if std::env::var_os("PADDOCK_TEST_KEYCHAIN").is_none() {
+            command
+                .env_remove("DBUS_SESSION_BUS_ADDRESS")
+                .env("PADDOCK_VAULT_STORE", "keyutils")
+                .env("PADDOCK_VAULT_SERVICE", format!("paddock-test-{}", std::process::id()));
+        }
         command
     }
 
@@ -52,13 +62,23 @@ impl Runtime {
 
     /// `start`, with these environment variables set for the instance.
     pub fn start_with_env(&self, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Instance {
+        self.start_with(args, env, Stdio::inherit())
+    }
+
+    /// `start_with_env`, its stderr (paddock's log) going to `stderr`.
+    pub fn start_with(
+        &self,
+        args: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+        stderr: Stdio,
+    ) -> Instance {
         let mut all = vec!["--headless"];
         all.extend_from_slice(args);
         let mut command = self.paddock(&all);
         command.envs(env.iter().copied());
         let mut child = command
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("start paddock --headless");
         let mut line = String::new();
