@@ -262,6 +262,13 @@ pub enum CtlVerb {
     Kill(PaneArg),
     /// Start a configured thread's pane again, with its definition in the configuration now.
     Restart(PaneArg),
+    /// Mark a pane as needing its user, TEXT saying why (for an agent's hook script; inside a
+    /// pane, --pane defaults to that pane). It clears when someone types into the pane.
+    Notify {
+        #[command(flatten)]
+        pane: PaneArg,
+        text: String,
+    },
     /// Resize a pane (headless instances).
     Resize {
         #[command(flatten)]

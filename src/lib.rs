@@ -15,6 +15,7 @@ pub mod ctl;
 pub mod input;
 pub mod mux;
 pub mod pty;
+pub mod pulse;
 pub mod render;
 pub mod replay;
 pub mod sandbox;

@@ -69,6 +69,7 @@ fn request_for(verb: CtlVerb) -> Request {
         CtlVerb::Close(pane) => Request::Close { pane: pane.pane },
         CtlVerb::Kill(pane) => Request::Kill { pane: pane.pane },
         CtlVerb::Restart(pane) => Request::Restart { pane: pane.pane },
+        CtlVerb::Notify { pane, text } => Request::Notify { pane: pane.pane, text },
         CtlVerb::Resize { pane, size } => {
             Request::Resize { pane: pane.pane, cols: size.cols, rows: size.lines }
         }
@@ -88,6 +89,7 @@ fn describe(request: &Request) -> String {
         Request::Close { pane } => format!("cannot close pane {pane}"),
         Request::Kill { pane } => format!("cannot kill pane {pane}"),
         Request::Restart { pane } => format!("cannot restart pane {pane}"),
+        Request::Notify { pane, .. } => format!("cannot notify pane {pane}"),
         Request::Resize { pane, .. } => format!("cannot resize pane {pane}"),
         Request::Stop => "cannot stop the instance".into(),
     }

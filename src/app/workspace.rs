@@ -18,7 +18,10 @@ use crate::pty::{Locked, PaneLock, PaneSession, PaneStatus, PtyError, SpawnSpec}
 use crate::sandbox::{Enforcement, Policy};
 use crate::vault::Vault;
 
+use super::pulse;
 use super::secrets::{self, Granted, PaneSecrets};
+use crate::pulse::sampler::DEFAULT_PERIOD;
+use crate::pulse::{Activity, Sampler};
 use crate::term::{Modes, TermSize, MAX_DIMENSION};
 
 #[derive(Clone, Debug)]
@@ -85,6 +88,8 @@ pub struct Workspace {
     config_problems: Option<String>,
     /// The vault, once a thread has needed it.
     vault: Option<Vault>,
+    /// The pulse sampler (`None` only if its thread could not start).
+    sampler: Option<Sampler>,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -99,6 +104,7 @@ impl Refusal {
 impl Workspace {
     /// `wake` is called by each pane's reader thread after it parses output.
     pub fn new(options: WorkspaceOptions, wake: Arc<dyn Fn() + Send + Sync>) -> Workspace {
+        let sampler = Sampler::start(DEFAULT_PERIOD, wake.clone()).ok();
         Workspace {
             mux: Mux::new(),
             panes: HashMap::new(),
@@ -108,6 +114,7 @@ impl Workspace {
             threads: Vec::new(),
             config_problems: None,
             vault: None,
+            sampler,
         }
     }
 
@@ -400,11 +407,16 @@ impl Workspace {
             },
             secrets: secret_env,
             notice,
+            activity: self.sampler.as_ref().map(|s| Arc::new(Activity::new(s.epoch()))),
         };
+        let activity = spec.activity.clone();
         let spawned = PaneSession::spawn(spec, self.wake.clone());
         let Launch { command, cwd, thread } = launch;
         let (session, lock) = match spawned {
             Ok(session) => {
+                if let Some((sampler, activity)) = self.sampler.as_ref().zip(activity) {
+                    sampler.watch(pulse::watch(pane.0, activity, &session, thread.as_ref()));
+                }
                 let lock = session.enforcement();
                 (session, lock)
             }
@@ -452,6 +464,13 @@ impl Workspace {
                 Reply::ok()
             }),
             Request::Resize { pane, cols, rows } => self.resize(pane, cols, rows),
+            Request::Notify { pane, text } => self.pane_mut(pane).and_then(|p| {
+                let activity = p.session.activity().ok_or_else(|| {
+                    Refusal(ErrorCode::Failed, format!("pane {pane} runs no program"))
+                })?;
+                activity.notify(&text);
+                Ok(Reply::ok())
+            }),
             Request::Restart { pane } => match self.restart(pane) {
                 Ok(old) => return Outcome::Retire(old, Reply::ok()),
                 Err(refusal) => Err(refusal),
@@ -575,6 +594,9 @@ impl Workspace {
     /// Take `pane` out of the layout and return its session, still running, for closing.
     pub fn take(&mut self, pane: PaneId) -> Option<PaneSession> {
         let entry = self.panes.remove(&pane)?;
+        if let Some(sampler) = &self.sampler {
+            sampler.forget(pane.0);
+        }
         let heir = self.mux.tab_of(pane).map(|t| t.panes()).unwrap_or_default();
         self.mux.close(pane);
         if let Some(other) = heir.into_iter().find(|p| *p != pane) {
@@ -592,6 +614,7 @@ impl Workspace {
     /// This instance and its panes, as `paddock ls` shows them.
     pub fn describe(&mut self) -> InstanceInfo {
         let focused = self.mux.focused_pane();
+        let snapshot = self.sampler.as_mut().map(Sampler::latest);
         let mut panes = Vec::new();
         for (tab_id, id) in self.mux.all_panes() {
             let tab = self.mux.tabs().iter().find(|t| t.id == tab_id);
@@ -605,7 +628,8 @@ impl Workspace {
             };
             // A split opened for a configured thread is that thread's, not its tab's.
             let thread = pane.thread.as_ref().map(|t| t.name.clone()).or(tab_thread);
-            let (status, exit_code) = match pane.session.status() {
+            let pane_status = pane.session.status();
+            let (status, exit_code) = match pane_status {
                 PaneStatus::Running => (PaneState::Running, None),
                 PaneStatus::Exited(code) => (PaneState::Exited, code),
                 PaneStatus::NoProgram => (PaneState::NoProgram, None),
@@ -632,6 +656,7 @@ impl Workspace {
                     detail: pane.lock.detail(),
                 }),
                 secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
+                pulse: pulse::info(snapshot.as_deref(), id.0, pane_status),
             });
         }
         InstanceInfo {

@@ -1,6 +1,6 @@
 //! `paddock ls` for people: one block per instance, one line per pane.
 
-use super::protocol::{InstanceInfo, PaneState};
+use super::protocol::{InstanceInfo, PaneState, PulseInfo};
 
 /// The table `paddock ls` prints. The focused pane is marked with `*`.
 pub fn format_listing(instances: &[InstanceInfo]) -> String {
@@ -17,6 +17,9 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             "PID".into(),
             "SIZE".into(),
             "STATUS".into(),
+            "PULSE".into(),
+            "CPU".into(),
+            "OUT".into(),
             "LOCK".into(),
             "SECRETS".into(),
             "COMMAND".into(),
@@ -37,6 +40,11 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 pane.pid.map_or_else(|| "-".into(), |p| p.to_string()),
                 format!("{}x{}", pane.cols, pane.rows),
                 status,
+                pulse_words(pane.pulse.as_ref()),
+                pane.pulse
+                    .as_ref()
+                    .map_or_else(|| "-".into(), |p| format!("{:.0}%", p.cpu_percent)),
+                pane.pulse.as_ref().map_or_else(|| "-".into(), |p| rate(p.out_bytes_per_s)),
                 pane.lock.as_ref().map_or_else(|| "-".into(), |lock| lock.level.clone()),
                 if pane.secrets.is_empty() { "-".into() } else { pane.secrets.join(",") },
                 shell_words(&pane.command),
@@ -72,6 +80,37 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
         }
     }
     out
+}
+
+/// "working 12s", "needs you 3s: bell".
+fn pulse_words(pulse: Option<&PulseInfo>) -> String {
+    let Some(pulse) = pulse else {
+        return "-".into();
+    };
+    let state = match pulse.state.as_str() {
+        "needs_you" => "NEEDS YOU",
+        other => other,
+    };
+    let since = pulse.since_s as u64;
+    let since = match since {
+        0..=59 => format!("{since}s"),
+        60..=3599 => format!("{}m", since / 60),
+        _ => format!("{}h", since / 3600),
+    };
+    match &pulse.reason {
+        Some(reason) => format!("{state} {since}: {reason}"),
+        None => format!("{state} {since}"),
+    }
+}
+
+/// Bytes per second, for people: "0", "812 B/s", "3.2 KB/s", "1.1 MB/s".
+fn rate(bytes_per_s: f32) -> String {
+    match bytes_per_s {
+        b if b < 1.0 => "0".into(),
+        b if b < 1000.0 => format!("{b:.0} B/s"),
+        b if b < 1e6 => format!("{:.1} KB/s", b / 1e3),
+        b => format!("{:.1} MB/s", b / 1e6),
+    }
 }
 
 /// A command as a shell would need it typed: words with spaces or quotes are quoted.
@@ -110,6 +149,23 @@ mod tests {
             lock: (id == 2)
                 .then(|| LockInfo { level: "locked".into(), detail: "files + network".into() }),
             secrets: if id == 2 { vec!["gh-token".into(), "openai".into()] } else { vec![] },
+            pulse: match id {
+                1 => Some(PulseInfo {
+                    state: "working".into(),
+                    cpu_percent: 37.4,
+                    out_bytes_per_s: 3240.0,
+                    since_s: 75.0,
+                    reason: None,
+                }),
+                2 => Some(PulseInfo {
+                    state: "needs_you".into(),
+                    cpu_percent: 0.0,
+                    out_bytes_per_s: 0.0,
+                    since_s: 4.2,
+                    reason: Some("bell".into()),
+                }),
+                _ => None,
+            },
         }
     }
 
@@ -128,10 +184,10 @@ mod tests {
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
   the configuration has 1 problem (paddock config check); the last good one is in force
-  PANE  TAB   THREAD    PID  SIZE   STATUS                  LOCK    SECRETS          COMMAND
-  1*    bash  -         101  80x24  running                 -       -                bash -c 'echo '\\''hi there'\\'''
-  2     bash  reviewer  102  80x24  exited 3                locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
-  13    bash  -         113  80x24  killed, config changed  -       -                bash -c 'echo '\\''hi there'\\'''
+  PANE  TAB   THREAD    PID  SIZE   STATUS                  PULSE               CPU  OUT       LOCK    SECRETS          COMMAND
+  1*    bash  -         101  80x24  running                 working 1m          37%  3.2 KB/s  -       -                bash -c 'echo '\\''hi there'\\'''
+  2     bash  reviewer  102  80x24  exited 3                NEEDS YOU 4s: bell  0%   0         locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
+  13    bash  -         113  80x24  killed, config changed  -                   -    -         -       -                bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
     }

@@ -39,6 +39,7 @@ pub(super) fn read_masked(
     });
     if reading.is_err() {
         // No thread, no output: the pane shows its program ended (it will, at the hangup).
+        output.activity.ended();
         (output.wake)();
         return;
     }
@@ -76,5 +77,6 @@ pub(super) fn read_masked(
             break;
         }
     }
+    output.activity.ended();
     (output.wake)();
 }

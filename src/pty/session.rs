@@ -11,6 +11,7 @@ use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize}
 
 use super::process::{peek_exit, session_has_others, signal_session, Signal};
 use super::PtyError;
+use crate::pulse::Activity;
 use crate::sandbox::{Enforcement, Isolation, Policy, Unlocked};
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 use crate::vault::mask::Masker;
@@ -69,6 +70,8 @@ pub struct SpawnSpec {
     pub secrets: Vec<(String, SecretBytes)>,
     /// Shown in the pane before the program's output (what paddock withheld from it, and why).
     pub notice: Option<String>,
+    /// The pane's activity counters, for the pulse (fresh ones when `None`).
+    pub activity: Option<Arc<Activity>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +86,7 @@ pub enum PaneStatus {
 /// A running (or ended) program in a PTY.
 struct Process {
     term: Arc<Mutex<Terminal>>,
+    activity: Arc<Activity>,
     /// How often each released secret's value was masked in the output.
     mask_counts: Option<MaskCounts>,
     master: Box<dyn MasterPty + Send>,
@@ -176,6 +180,8 @@ impl Process {
             model.advance(format!("\x1b[33m{text}\x1b[0m\r\n").as_bytes());
         }
         let term = Arc::new(Mutex::new(model));
+        let activity =
+            spec.activity.clone().unwrap_or_else(|| Arc::new(Activity::new(Instant::now())));
         let (input, queued) = crossbeam_channel::bounded::<Vec<u8>>(INPUT_QUEUE);
         let queued_bytes = Arc::new(AtomicUsize::new(0));
         let (done, reader_done) = crossbeam_channel::bounded::<()>(0);
@@ -190,13 +196,15 @@ impl Process {
             let term = term.clone();
             let counts = mask_counts.clone();
             let pane = spec.pane;
+            let activity = activity.clone();
             std::thread::Builder::new().name(format!("pane-{pane}-reader")).spawn(move || {
+                let output =
+                    Output { term: &term, replies: &replies, wake: &*wake, activity: &activity };
                 match (masker, counts) {
                     (Some(masker), Some(counts)) => {
-                        let output = Output { term: &term, replies: &replies, wake: &*wake };
                         super::masked::read_masked(reader, pane, masker, &counts, &output);
                     }
-                    _ => read_output(reader, &term, &replies, &*wake),
+                    _ => read_output(reader, &output),
                 }
                 drop(done);
             })
@@ -211,6 +219,7 @@ impl Process {
         let master = pair.master;
         Ok(Process {
             term,
+            activity,
             mask_counts,
             master,
             input,
@@ -230,6 +239,7 @@ impl Process {
     /// Queue bytes for the program's input. Never blocks: a program that stops reading fills
     /// the queue, and then this says so.
     fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError> {
+        self.activity.typed();
         let len = bytes.len();
         if self.queued_bytes.load(Ordering::SeqCst) + len > INPUT_QUEUE_BYTES {
             return Err(PtyError::InputFull);
@@ -366,6 +376,11 @@ impl PaneSession {
         PaneSession { term: Arc::new(Mutex::new(term)), process: None }
     }
 
+    /// The pane's activity counters (`None` for a notice).
+    pub fn activity(&self) -> Option<&Arc<Activity>> {
+        self.process.as_ref().map(|p| &p.activity)
+    }
+
     /// How often each released secret (in `SpawnSpec::secrets` order) was masked so far; shared
     /// with the reader, so it can be read after the pane is gone.
     pub fn mask_counts(&self) -> Option<MaskCounts> {
@@ -482,6 +497,7 @@ pub(super) struct Output<'a> {
     pub term: &'a Mutex<Terminal>,
     pub replies: &'a Replies,
     pub wake: &'a (dyn Fn() + Send + Sync),
+    pub activity: &'a Activity,
 }
 
 impl Output<'_> {
@@ -490,6 +506,7 @@ impl Output<'_> {
         let answer = {
             let mut term = lock(self.term);
             term.advance(bytes);
+            self.activity.output(bytes.len(), term.signals());
             term.take_replies()
         };
         if !answer.is_empty() {
@@ -516,12 +533,7 @@ fn secret_text(value: &[u8]) -> std::ffi::OsString {
     }
 }
 
-fn read_output(
-    mut reader: Box<dyn Read + Send>,
-    term: &Mutex<Terminal>,
-    replies: &Replies,
-    wake: &(dyn Fn() + Send + Sync),
-) {
+fn read_output(mut reader: Box<dyn Read + Send>, output: &Output<'_>) {
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = match reader.read(&mut buf) {
@@ -530,9 +542,10 @@ fn read_output(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        Output { term, replies, wake }.deliver(&buf[..n]);
+        output.deliver(&buf[..n]);
     }
-    wake();
+    output.activity.ended();
+    (output.wake)();
 }
 
 fn write_input(

@@ -41,11 +41,27 @@ const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// Most events kept between drains.
 const MAX_EVENTS: usize = 1024;
 
+/// Running counts of what asks for a person, kept apart from the event queue (which the app
+/// drains) so that the activity pulse can read them at any time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Signals {
+    /// BELs outside escape sequences.
+    pub bells: u64,
+    /// Desktop notifications (OSC 9, 777, 99), and the latest one's text.
+    pub notifications: u64,
+    pub last_notification: Option<String>,
+    /// Times a shell came back to its prompt after a command (OSC 133 `D`, or `A` after `C`).
+    pub prompts: u64,
+    /// A command was entered (`C`) and its prompt has not come back yet.
+    command_running: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct Outbox {
     replies: Vec<u8>,
     events: Vec<TermEvent>,
     dropped: u64,
+    signals: Signals,
 }
 
 impl Outbox {
@@ -58,6 +74,27 @@ impl Outbox {
     }
 
     pub fn event(&mut self, event: TermEvent) {
+        let signals = &mut self.signals;
+        match &event {
+            TermEvent::Bell => signals.bells += 1,
+            TermEvent::Notification { title, body } => {
+                signals.notifications += 1;
+                let text = match title {
+                    Some(title) if !body.is_empty() => format!("{title}: {body}"),
+                    Some(title) => title.clone(),
+                    None => body.clone(),
+                };
+                signals.last_notification = Some(text);
+            }
+            TermEvent::Prompt(PromptMark::CommandExecuted) => signals.command_running = true,
+            TermEvent::Prompt(PromptMark::CommandFinished { .. } | PromptMark::PromptStart)
+                if signals.command_running =>
+            {
+                signals.command_running = false;
+                signals.prompts += 1;
+            }
+            _ => {}
+        }
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
         } else {
@@ -71,6 +108,10 @@ impl Outbox {
 
     pub fn take_events(&mut self) -> Vec<TermEvent> {
         std::mem::take(&mut self.events)
+    }
+
+    pub fn signals(&self) -> &Signals {
+        &self.signals
     }
 
     /// Replies and events dropped because a queue was full, since the terminal started.

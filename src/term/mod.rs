@@ -33,7 +33,7 @@ pub use cell::{Cell, Color, HyperlinkId, Style, StyleFlags, StyleId, UnderlineSt
 pub use colors::{default_palette, DynamicColor, Rgb};
 pub use cursor::CursorShape;
 pub use damage::DamagedRows;
-pub use events::{PromptMark, TermEvent};
+pub use events::{PromptMark, Signals, TermEvent};
 pub use modes::{ModeState, Modes, MouseEncoding, MouseTracking};
 pub use row::Row;
 pub use state::MAX_DIMENSION;
@@ -119,6 +119,11 @@ impl Terminal {
     /// Events raised since the last call, oldest first.
     pub fn take_events(&mut self) -> Vec<TermEvent> {
         self.state.outbox.take_events()
+    }
+
+    /// Running counts of bells, notifications and prompts since the terminal started.
+    pub fn signals(&self) -> &Signals {
+        self.state.outbox.signals()
     }
 
     /// Visible rows changed since the last call.

@@ -70,6 +70,54 @@ struct Run {
     string: usize,
 }
 
+/// The first one, two and three bytes of the values longer than that.
+struct ShortPrefixes {
+    one: [bool; 256],
+    two: Box<[u64; 1024]>,
+    three: Vec<[u8; 3]>,
+}
+
+impl ShortPrefixes {
+    fn new(values: &[SecretBytes]) -> ShortPrefixes {
+        let mut short =
+            ShortPrefixes { one: [false; 256], two: Box::new([0; 1024]), three: Vec::new() };
+        for v in values {
+            if v.len() > 1 {
+                short.one[v[0] as usize] = true;
+            }
+            if v.len() > 2 {
+                let pair = (v[0] as usize) << 8 | v[1] as usize;
+                short.two[pair / 64] |= 1 << (pair % 64);
+            }
+            if v.len() > 3 {
+                short.three.push([v[0], v[1], v[2]]);
+            }
+        }
+        short
+    }
+
+    /// Whether `tail` (one to three bytes) is the start of a longer value.
+    fn could_start(&self, tail: &[u8]) -> bool {
+        match *tail {
+            [a] => self.one[a as usize],
+            [a, b] => {
+                let pair = (a as usize) << 8 | b as usize;
+                self.two[pair / 64] & (1 << (pair % 64)) != 0
+            }
+            [a, b, c] => self.three.contains(&[a, b, c]),
+            _ => false,
+        }
+    }
+}
+
+impl Drop for ShortPrefixes {
+    fn drop(&mut self) {
+        self.one.zeroize();
+        self.two.zeroize();
+        self.three.zeroize();
+    }
+}
+
 /// A value found whole: its first byte, the byte after its last, which value.
 type Found = (usize, usize, usize);
 
@@ -81,6 +129,9 @@ pub struct Masker {
     by_prefix: Vec<Vec<usize>>,
     /// Bytes that start some value.
     starts: [bool; 256],
+    /// Proper prefixes of one, two and three bytes (of values longer than that), for the
+    /// checks made at every escape sequence: the first two as bit sets, the third as a list.
+    short: ShortPrefixes,
     /// Raw output not passed on yet, and the scanner's state at its start.
     held: Zeroizing<Vec<u8>>,
     held_state: Scan,
@@ -113,6 +164,7 @@ impl Masker {
                 }
             }
         }
+        let short = ShortPrefixes::new(&values);
         let finder = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)
             .build(prefixes.iter().map(|p| p.as_slice()))
@@ -123,6 +175,7 @@ impl Masker {
             finder,
             by_prefix,
             starts,
+            short,
             held: Zeroizing::new(Vec::new()),
             held_state: Scan::Ground,
             end_state: Scan::Ground,
@@ -326,10 +379,7 @@ impl Masker {
             }
         }
         // The start of a value at the very end, shorter than the search's prefixes.
-        let could_start = |tail: &[u8]| {
-            self.starts[tail[0] as usize]
-                && self.values.iter().any(|v| v.len() > tail.len() && v.starts_with(tail))
-        };
+        let could_start = |tail: &[u8]| self.short.could_start(tail);
         let tail = raw.len().saturating_sub(PREFIX - 1)..raw.len();
         if let Some(at) = tail.into_iter().find(|&at| may_hold && could_start(&raw[at..])) {
             cut = cut.min(at);
@@ -365,7 +415,7 @@ impl Masker {
                 }
             }
         }
-        let silent = raw.iter().fold(false, |any, &b| any | (b != BEL && is_silent(b)));
+        let silent = has_silent_but_bell(raw);
         // A value that runs into the held tail is left to the slow way.
         if silent || matches.iter().any(|&(_, end, _)| end > cut) {
             return None;
@@ -492,9 +542,31 @@ fn skip_controls(raw: &[u8], mut at: usize) -> Option<usize> {
     }
 }
 
+/// Whether `raw` holds a silent control other than BEL: one pass that the compiler can
+/// vectorize (no early exit).
+fn has_silent_but_bell(raw: &[u8]) -> bool {
+    const SILENT: u32 = {
+        let mut mask = 0u32;
+        let mut b = 0;
+        while b < 32 {
+            if is_silent(b as u8) && b != BEL as u32 {
+                mask |= 1 << b;
+            }
+            b += 1;
+        }
+        mask
+    };
+    raw.chunks(64).any(|chunk| {
+        chunk.iter().fold(0u32, |any, &b| {
+            any | (((b < 32) as u32) & (SILENT >> (b & 31))) | (b == 0x7f) as u32
+        }) & 1
+            != 0
+    })
+}
+
 /// A control character that neither shows nor moves the cursor (a terminal ignores it, or
 /// rings the bell): it does not break the text a value is read in.
-fn is_silent(byte: u8) -> bool {
+const fn is_silent(byte: u8) -> bool {
     matches!(byte, 0x00..=0x07 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
 }
 

@@ -21,6 +21,7 @@ fn spec_for(argv: &[&str]) -> SpawnSpec {
         lock: PaneLock::None,
         secrets: vec![],
         notice: None,
+        activity: None,
     }
 }
 
@@ -48,6 +49,7 @@ fn spawn(argv: &[&str]) -> PaneSession {
         lock: PaneLock::None,
         secrets: vec![],
         notice: None,
+        activity: None,
     };
     PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn")
 }
@@ -169,6 +171,7 @@ fn a_missing_program_is_an_error_not_a_panic() {
         lock: PaneLock::None,
         secrets: vec![],
         notice: None,
+        activity: None,
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
         Err(PtyError::Spawn { program, .. }) => assert_eq!(program, "/nonexistent/program"),

@@ -20,7 +20,8 @@ pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
 /// Every verb, for messages that list them.
 pub const VERBS: &[&str] = &[
-    "ls", "new", "split", "send", "capture", "focus", "close", "kill", "resize", "restart", "stop",
+    "ls", "new", "split", "send", "capture", "focus", "close", "kill", "resize", "restart",
+    "notify", "stop",
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +80,12 @@ pub enum Request {
     /// configuration (its old program is closed as `close` would).
     Restart {
         pane: u32,
+    },
+    /// The pane's program needs its user (from an agent's hook script): its pulse turns to
+    /// needs-you with `text` as the reason, until someone types into it.
+    Notify {
+        pane: u32,
+        text: String,
     },
     /// End the instance: every pane is closed.
     Stop,
@@ -252,7 +259,7 @@ impl From<ProtocolError> for Reply {
 }
 
 /// One running instance, as `paddock ls --json` prints it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceInfo {
     pub pid: u32,
     pub socket: PathBuf,
@@ -263,7 +270,7 @@ pub struct InstanceInfo {
     pub config_problems: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PaneInfo {
     pub id: u32,
     pub tab: String,
@@ -288,6 +295,21 @@ pub struct PaneInfo {
     /// The names of the secrets its program was given (never values).
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// What its program is doing now (absent for a pane that runs nothing).
+    #[serde(default)]
+    pub pulse: Option<PulseInfo>,
+}
+
+/// A pane's pulse: `state` is working, quiet, needs_you or exited.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PulseInfo {
+    pub state: String,
+    pub cpu_percent: f32,
+    pub out_bytes_per_s: f32,
+    /// Seconds in this state.
+    pub since_s: f32,
+    /// Why it needs its user (needs_you only).
+    pub reason: Option<String>,
 }
 
 /// A pane's lock: `level` is locked, degraded, unlocked or refused; `detail` says what is

@@ -4,6 +4,7 @@
 mod config;
 mod control;
 mod panes;
+mod pulse;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

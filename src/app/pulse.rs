@@ -1,0 +1,71 @@
+//! Where panes meet the pulse: what the sampler watches for a pane (its thresholds and screen
+//! rules from its thread's `pulse` settings), and a pane's pulse as `paddock ls` shows it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{PulseSettings, ThreadSpec};
+use crate::ctl::protocol::PulseInfo;
+use crate::pty::{PaneSession, PaneStatus};
+use crate::pulse::{Activity, PulseState, Snapshot, Thresholds, Watch};
+
+/// Screen text that means a common agent CLI (or any program) waits for an answer, watched in
+/// every pane besides a thread's own `needs_you` rules.
+pub const DEFAULT_RULES: &[&str] = &[
+    "Do you want to proceed?",
+    "Do you want to make this edit",
+    "Do you want to allow",
+    "Allow this command?",
+    "Waiting for approval",
+    "[y/N]",
+    "[Y/n]",
+    "(y/n)",
+];
+
+/// What the sampler watches for a pane just started.
+pub fn watch(
+    pane: u32,
+    activity: Arc<Activity>,
+    session: &PaneSession,
+    thread: Option<&ThreadSpec>,
+) -> Watch {
+    let default = PulseSettings::default();
+    let settings = thread.map_or(&default, |t| &t.pulse);
+    let mut rules: Vec<String> = settings.needs_you.clone();
+    rules.extend(DEFAULT_RULES.iter().map(|r| r.to_string()));
+    Watch {
+        pane,
+        activity,
+        pid: session.pid(),
+        limits: Thresholds {
+            busy_cpu: settings.busy_cpu,
+            quiet_after: Duration::from_secs(settings.quiet_after.into()),
+        },
+        rules,
+        term: session.terminal().clone(),
+    }
+}
+
+/// A pane's pulse for `paddock ls`: the sampler's view, with the exit code the pane knows.
+pub fn info(snapshot: Option<&Snapshot>, pane: u32, status: PaneStatus) -> Option<PulseInfo> {
+    if status == PaneStatus::NoProgram {
+        return None;
+    }
+    let seen = snapshot.and_then(|s| s.panes.get(&pane));
+    let (state, reason) = match (status, seen.map(|p| &p.state)) {
+        (PaneStatus::Exited(code), _) => (PulseState::Exited(code), None),
+        (_, Some(PulseState::NeedsYou(reason))) => {
+            (PulseState::NeedsYou(reason.clone()), Some(reason.to_string()))
+        }
+        (_, Some(state)) => (state.clone(), None),
+        // Not sampled yet: it has only just started.
+        (_, None) => (PulseState::Working, None),
+    };
+    Some(PulseInfo {
+        state: state.name().into(),
+        cpu_percent: seen.map_or(0.0, |p| p.cpu_percent),
+        out_bytes_per_s: seen.map_or(0.0, |p| p.out_bytes_per_s),
+        since_s: seen.map_or(0.0, |p| p.since.as_secs_f32()),
+        reason,
+    })
+}

@@ -1,0 +1,271 @@
+//! The sampler: one background thread that, a few times a second, reads each watched pane's
+//! counters and the CPU of its process tree, decides its state, and publishes an immutable
+//! snapshot of every pane. Whoever reads snapshots (the workspace, for the window and
+//! `paddock ls`) takes the latest without ever waiting on this thread.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+use super::activity::Activity;
+use super::cpu::TreeCpu;
+use super::state::{Observation, Pulse, PulseState, Thresholds};
+use crate::term::Terminal;
+
+/// The default sampling rate: 4 Hz.
+pub const DEFAULT_PERIOD: Duration = Duration::from_millis(250);
+/// How far back the output rate looks (a rate over one tick jumps with every chunk).
+const RATE_WINDOW: Duration = Duration::from_secs(2);
+/// Seconds of history kept for the sparkline.
+pub const HISTORY: usize = 60;
+/// Screen rules look at this many rows, from the cursor's row up.
+const RULE_ROWS: usize = 6;
+
+/// A pane to watch.
+pub struct Watch {
+    pub pane: u32,
+    pub activity: Arc<Activity>,
+    /// Its program's process (the root of the tree whose CPU counts).
+    pub pid: Option<u32>,
+    pub limits: Thresholds,
+    /// Screen text that means its program waits for a person.
+    pub rules: Vec<String>,
+    pub term: Arc<Mutex<Terminal>>,
+}
+
+enum Command {
+    Watch(Box<Watch>),
+    Forget(u32),
+}
+
+/// One pane's pulse at one tick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PanePulse {
+    pub state: PulseState,
+    pub cpu_percent: f32,
+    pub out_bytes_per_s: f32,
+    /// Time in the current state.
+    pub since: Duration,
+    /// One entry per second, oldest first: (CPU percent, output bytes/s), up to [`HISTORY`].
+    pub history: Vec<(f32, f32)>,
+}
+
+/// Every watched pane at one tick.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub panes: HashMap<u32, PanePulse>,
+}
+
+/// The running sampler; dropping it stops the thread.
+pub struct Sampler {
+    epoch: Instant,
+    commands: Option<Sender<Command>>,
+    snapshots: Receiver<Arc<Snapshot>>,
+    latest: Arc<Snapshot>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sampler {
+    /// Start sampling every `period`; `wake` is called after each snapshot whose states changed.
+    pub fn start(period: Duration, wake: Arc<dyn Fn() + Send + Sync>) -> std::io::Result<Sampler> {
+        let epoch = Instant::now();
+        let (commands, receive) = crossbeam_channel::unbounded();
+        let (publish, snapshots) = crossbeam_channel::bounded(1);
+        let stale = snapshots.clone();
+        let thread = std::thread::Builder::new().name("pulse-sampler".into()).spawn(move || {
+            run(epoch, period, &receive, &publish, &stale, &*wake);
+        })?;
+        Ok(Sampler {
+            epoch,
+            commands: Some(commands),
+            snapshots,
+            latest: Arc::new(Snapshot::default()),
+            thread: Some(thread),
+        })
+    }
+
+    /// The clock the counters of watched panes must count from.
+    pub fn epoch(&self) -> Instant {
+        self.epoch
+    }
+
+    pub fn watch(&self, watch: Watch) {
+        if let Some(commands) = &self.commands {
+            let _ = commands.send(Command::Watch(Box::new(watch)));
+        }
+    }
+
+    pub fn forget(&self, pane: u32) {
+        if let Some(commands) = &self.commands {
+            let _ = commands.send(Command::Forget(pane));
+        }
+    }
+
+    /// The newest snapshot (never waits).
+    pub fn latest(&mut self) -> Arc<Snapshot> {
+        while let Ok(snapshot) = self.snapshots.try_recv() {
+            self.latest = snapshot;
+        }
+        self.latest.clone()
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        // Closing the command channel ends the thread at its next tick.
+        self.commands = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// What the sampler keeps per pane between ticks.
+struct Watched {
+    watch: Watch,
+    pulse: Pulse,
+    cpu_total: Option<Duration>,
+    last_tick: Duration,
+    /// (time, bytes out) over the rate window.
+    bytes: VecDeque<(Duration, u64)>,
+    history: VecDeque<(f32, f32)>,
+    second: (u64, f32, f32, u32),
+}
+
+fn run(
+    epoch: Instant,
+    period: Duration,
+    commands: &Receiver<Command>,
+    publish: &Sender<Arc<Snapshot>>,
+    stale: &Receiver<Arc<Snapshot>>,
+    wake: &(dyn Fn() + Send + Sync),
+) {
+    let mut panes: HashMap<u32, Watched> = HashMap::new();
+    let mut cpu = TreeCpu::default();
+    let mut states: HashMap<u32, String> = HashMap::new();
+    let mut next = Instant::now();
+    loop {
+        next += period;
+        // Commands until the next tick; a closed channel ends the thread.
+        loop {
+            let wait = next.saturating_duration_since(Instant::now());
+            match commands.recv_timeout(wait) {
+                Ok(Command::Watch(watch)) => {
+                    let now = epoch.elapsed();
+                    let watched = Watched {
+                        pulse: Pulse::new(now),
+                        cpu_total: None,
+                        last_tick: now,
+                        bytes: VecDeque::new(),
+                        history: VecDeque::new(),
+                        second: (now.as_secs(), 0.0, 0.0, 0),
+                        watch: *watch,
+                    };
+                    panes.insert(watched.watch.pane, watched);
+                }
+                Ok(Command::Forget(pane)) => {
+                    panes.remove(&pane);
+                }
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        if Instant::now() > next + period {
+            // Fell behind (a suspended laptop): do not tick to catch up.
+            next = Instant::now();
+        }
+        let roots: Vec<u32> = panes.values().filter_map(|p| p.watch.pid).collect();
+        cpu.begin_tick(&roots);
+        let now = epoch.elapsed();
+        let mut snapshot = Snapshot::default();
+        for (id, pane) in &mut panes {
+            snapshot.panes.insert(*id, tick(pane, &mut cpu, now));
+        }
+        let changed: HashMap<u32, String> =
+            snapshot.panes.iter().map(|(id, p)| (*id, format!("{:?}", p.state))).collect();
+        let _ = stale.try_recv();
+        let _ = publish.try_send(Arc::new(snapshot));
+        if changed != states {
+            states = changed;
+            wake();
+        }
+    }
+}
+
+fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
+    let counters = pane.watch.activity.read();
+    let elapsed = now.saturating_sub(pane.last_tick).as_secs_f32().max(1e-3);
+    pane.last_tick = now;
+    let total = pane.watch.pid.and_then(|pid| cpu.total(pid));
+    let cpu_percent = match (pane.cpu_total, total) {
+        (Some(before), Some(after)) => after.saturating_sub(before).as_secs_f32() / elapsed * 100.0,
+        _ => 0.0,
+    };
+    pane.cpu_total = total.or(pane.cpu_total);
+    pane.bytes.push_back((now, counters.bytes_out));
+    while pane.bytes.len() > 2 && pane.bytes[1].0 + RATE_WINDOW <= now {
+        pane.bytes.pop_front();
+    }
+    let out_bytes_per_s = match (pane.bytes.front(), pane.bytes.back()) {
+        (Some(&(t0, b0)), Some(&(t1, b1))) if t1 > t0 => (b1 - b0) as f32 / (t1 - t0).as_secs_f32(),
+        _ => 0.0,
+    };
+    let screen_rule = screen_rule(&pane.watch);
+    let seen = Observation {
+        now,
+        last_output: counters.last_output,
+        cpu_percent,
+        bells: counters.bells,
+        notifications: counters.notifications,
+        last_notification: counters.last_notification,
+        prompts: counters.prompts,
+        screen_rule,
+        last_typed: counters.last_typed,
+        exited: counters.output_ended.then_some(None),
+    };
+    let state = pane.pulse.observe(&seen, pane.watch.limits).clone();
+    // One history entry per second: the peaks within it.
+    let (second, peak_cpu, peak_out, _) = &mut pane.second;
+    if now.as_secs() != *second {
+        pane.history.push_back((*peak_cpu, *peak_out));
+        while pane.history.len() > HISTORY {
+            pane.history.pop_front();
+        }
+        pane.second = (now.as_secs(), 0.0, 0.0, 0);
+    }
+    pane.second.1 = pane.second.1.max(cpu_percent);
+    pane.second.2 = pane.second.2.max(out_bytes_per_s);
+    PanePulse {
+        state,
+        cpu_percent,
+        out_bytes_per_s,
+        since: pane.pulse.time_in_state(now),
+        history: pane.history.iter().copied().collect(),
+    }
+}
+
+/// The first rule whose text shows in the rows around the cursor.
+fn screen_rule(watch: &Watch) -> Option<String> {
+    if watch.rules.is_empty() {
+        return None;
+    }
+    let text = {
+        let term = watch.term.lock().unwrap_or_else(PoisonError::into_inner);
+        term.screen_text()
+    };
+    // The rows up to the cursor's (screen_text ends with a "cursor ROW COL" line).
+    let rows: Vec<&str> = text.lines().collect();
+    let cursor_row = rows
+        .last()
+        .and_then(|l| l.strip_prefix("cursor "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|r| r.parse::<usize>().ok())
+        .unwrap_or(rows.len().saturating_sub(1));
+    let end = (cursor_row + 1).min(rows.len().saturating_sub(1));
+    let start = end.saturating_sub(RULE_ROWS);
+    let near = rows[start..end].join("\n");
+    watch.rules.iter().find(|rule| near.contains(rule.as_str())).cloned()
+}

@@ -1,0 +1,128 @@
+//! The pulse end to end: real programs in real panes, read through `paddock ls --json` as a
+//! script would. Each waits (with a generous bound) for the state a person would see.
+
+use serde_json::Value;
+
+use super::config::write_config;
+use super::{text, wait_for, Instance, Runtime};
+
+/// The pane's pulse once `wanted` says yes (within the bound `wait_for` allows).
+fn pulse_when(instance: &Instance, pane: u64, wanted: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    wait_for(&format!("pane {pane}'s pulse"), || {
+        last = instance.pane(pane)["pulse"].clone();
+        wanted(&last)
+    });
+    last
+}
+
+fn state_is(state: &'static str) -> impl Fn(&Value) -> bool {
+    move |pulse| pulse["state"] == state
+}
+
+/// One thread per case, each in its own tab (pane ids follow the order), quiet after 1 s.
+fn start(runtime: &Runtime, threads: &[(&str, &str)]) -> Instance {
+    let threads: String = threads
+        .iter()
+        .map(|(name, script)| {
+            format!(
+                "(name: \"{name}\", command: [\"/bin/sh\", \"-c\", {script:?}], pulse: (quiet_after: 1)),\n"
+            )
+        })
+        .collect();
+    write_config(runtime, &format!("(threads: [\n{threads}])"));
+    runtime.start(&[])
+}
+
+/// Output at a steady rate reads as working at that rate; silence turns quiet.
+#[test]
+fn output_is_working_at_its_rate_and_silence_is_quiet() {
+    let runtime = Runtime::new();
+    // 40 KB/s: 4 KB every 100 ms, for 30 s.
+    let writer = "exec /usr/bin/python3 -c \"import sys, time\nfor i in range(300):\n    sys.stdout.write(('x' * 79 + '\\n') * 50)\n    sys.stdout.flush()\n    time.sleep(0.1)\"";
+    let instance = start(&runtime, &[("writer", writer), ("sleeper", "exec sleep 30")]);
+    let pulse = pulse_when(&instance, 1, |p| {
+        p["state"] == "working" && p["out_bytes_per_s"].as_f64().is_some_and(|r| r > 1000.0)
+    });
+    // Let the rate window fill, then compare with the true rate (4050 bytes per 100 ms, the
+    // terminal turning each \n into one byte as written; sleeps make it a little slower).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let rate = instance.pane(1)["pulse"]["out_bytes_per_s"].as_f64().unwrap_or(0.0);
+    let true_rate = 4000.0 * 10.0;
+    assert!(
+        (rate - true_rate).abs() / true_rate < 0.10,
+        "output rate {rate:.0} B/s, true rate about {true_rate} B/s ({pulse})"
+    );
+    let quiet = pulse_when(&instance, 2, state_is("quiet"));
+    assert!(quiet["since_s"].as_f64().is_some(), "{quiet}");
+    let table = text(&instance.run(&["ls"]).stdout);
+    assert!(
+        table.contains("PULSE") && table.contains("quiet") && table.contains("working"),
+        "{table}"
+    );
+}
+
+/// A bell and a desktop notification raise needs-you with their reason; typing clears it.
+#[test]
+fn bells_and_notifications_need_you_until_you_type() {
+    let runtime = Runtime::new();
+    let instance = start(
+        &runtime,
+        &[
+            ("bell", "printf 'done\\a'; exec cat"),
+            ("osc9", "printf '\\033]9;build finished\\a'; exec sleep 30"),
+        ],
+    );
+    let bell = pulse_when(&instance, 1, state_is("needs_you"));
+    assert_eq!(bell["reason"], "bell");
+    let osc = pulse_when(&instance, 2, state_is("needs_you"));
+    assert_eq!(osc["reason"], "notification: build finished");
+    instance.send_keys("1", "ok Enter");
+    pulse_when(&instance, 1, |p| p["state"] != "needs_you");
+    let table = text(&instance.run(&["ls"]).stdout);
+    assert!(table.contains("NEEDS YOU") && table.contains("build finished"), "{table}");
+}
+
+/// CPU with no output reads as working, also when it is spent in many short-lived children.
+#[test]
+fn cpu_without_output_is_working_even_in_short_children() {
+    let runtime = Runtime::new();
+    let busy_child = "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done";
+    let instance = start(
+        &runtime,
+        &[
+            ("spin", "while :; do :; done"),
+            ("short", &format!("while :; do /bin/sh -c '{busy_child}'; done")),
+        ],
+    );
+    let spin = pulse_when(&instance, 1, |p| p["cpu_percent"].as_f64().is_some_and(|c| c > 50.0));
+    assert_eq!(spin["state"], "working", "{spin}");
+    let short = pulse_when(&instance, 2, |p| p["cpu_percent"].as_f64().is_some_and(|c| c > 30.0));
+    assert_eq!(short["state"], "working", "{short}");
+}
+
+/// A screen rule (here a default one, a permission question) raises needs-you; answering it
+/// clears it; `paddock ctl notify` raises it from a hook script.
+#[test]
+fn a_question_on_screen_needs_you_and_an_answer_clears_it() {
+    let runtime = Runtime::new();
+    let instance = start(
+        &runtime,
+        &[("ask", "printf 'Delete 3 files?\\nDo you want to proceed? (y/n) '; read a; echo \"answered $a\"; exec sleep 30")],
+    );
+    let asked = pulse_when(&instance, 1, state_is("needs_you"));
+    assert_eq!(asked["reason"], "screen shows \"Do you want to proceed?\"", "{asked}");
+    instance.send_keys("1", "y Enter");
+    instance.wait_for_text("1", "answered y");
+    pulse_when(&instance, 1, |p| p["state"] != "needs_you");
+
+    instance.ctl(&["notify", "--pane", "1", "review the plan"]);
+    let told = pulse_when(&instance, 1, state_is("needs_you"));
+    assert_eq!(told["reason"], "notification: review the plan");
+    let out = instance.run(&["ctl", "notify", "--pane", "99", "x"]);
+    assert!(
+        !out.status.success() && text(&out.stderr).contains("no pane 99"),
+        "{}",
+        text(&out.stderr)
+    );
+}
