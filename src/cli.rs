@@ -189,6 +189,9 @@ pub struct LsArgs {
     /// The instance's control socket (default: $PADDOCK_SOCKET, else every running instance).
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
+    /// Refresh the table every second until interrupted (with --json: one line per refresh).
+    #[arg(long)]
+    pub watch: bool,
 }
 
 #[derive(Debug, Args)]

@@ -15,6 +15,21 @@ struct Listing<'a> {
 }
 
 pub fn ls(args: &LsArgs) -> anyhow::Result<()> {
+    if !args.watch {
+        return print_stdout(&listing(args)?);
+    }
+    let clear = std::io::IsTerminal::is_terminal(&std::io::stdout()) && !args.json;
+    loop {
+        let out = listing(args)?;
+        // Home and clear below, so the table is redrawn in place rather than scrolled.
+        let frame = if clear { format!("\x1b[H\x1b[2J{out}") } else { out };
+        print_stdout(&frame)?;
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+}
+
+/// One `paddock ls` answer, as text or JSON.
+fn listing(args: &LsArgs) -> anyhow::Result<String> {
     let sockets = resolve_all(args.socket.as_deref())?;
     let explicit = sockets.len() == 1 && args.socket.is_some();
     let mut instances = Vec::new();
@@ -27,14 +42,13 @@ pub fn ls(args: &LsArgs) -> anyhow::Result<()> {
             Err(e) => eprintln!("paddock ls: skipping {}: {e}", socket.display()),
         }
     }
-    let out = if args.json {
+    Ok(if args.json {
         let mut json = serde_json::to_string(&Listing { instances: &instances })?;
         json.push('\n');
         json
     } else {
         format_listing(&instances)
-    };
-    print_stdout(&out)
+    })
 }
 
 pub fn ctl(args: CtlArgs) -> anyhow::Result<()> {

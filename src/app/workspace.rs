@@ -361,6 +361,12 @@ impl Workspace {
         panes.first().copied()
     }
 
+    /// What `pane`'s program is doing now, as the sampler last saw it.
+    pub fn pulse_of(&self, pane: PaneId) -> Option<crate::pulse::PanePulse> {
+        self.panes.get(&pane)?.session.activity()?;
+        self.sampler.as_ref()?.latest().panes.get(&pane.0).cloned()
+    }
+
     /// The configured thread `pane` runs.
     pub fn thread_of(&self, pane: PaneId) -> Option<&ThreadSpec> {
         self.panes.get(&pane).and_then(|p| p.thread.as_ref())
@@ -614,7 +620,7 @@ impl Workspace {
     /// This instance and its panes, as `paddock ls` shows them.
     pub fn describe(&mut self) -> InstanceInfo {
         let focused = self.mux.focused_pane();
-        let snapshot = self.sampler.as_mut().map(Sampler::latest);
+        let snapshot = self.sampler.as_ref().map(Sampler::latest);
         let mut panes = Vec::new();
         for (tab_id, id) in self.mux.all_panes() {
             let tab = self.mux.tabs().iter().find(|t| t.id == tab_id);

@@ -131,11 +131,7 @@ mod fallback {
                     .map(|&r| Pid::from_u32(r))
                     .chain(self.trees.values().flatten().copied())
                     .collect();
-                system.refresh_processes_specifics(
-                    ProcessesToUpdate::Some(&known),
-                    true,
-                    kind,
-                );
+                system.refresh_processes_specifics(ProcessesToUpdate::Some(&known), true, kind);
             }
             self.ticks = self.ticks.wrapping_add(1);
         }

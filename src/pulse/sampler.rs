@@ -64,7 +64,7 @@ pub struct Sampler {
     epoch: Instant,
     commands: Option<Sender<Command>>,
     snapshots: Receiver<Arc<Snapshot>>,
-    latest: Arc<Snapshot>,
+    latest: Mutex<Arc<Snapshot>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -82,7 +82,7 @@ impl Sampler {
             epoch,
             commands: Some(commands),
             snapshots,
-            latest: Arc::new(Snapshot::default()),
+            latest: Mutex::new(Arc::new(Snapshot::default())),
             thread: Some(thread),
         })
     }
@@ -105,11 +105,12 @@ impl Sampler {
     }
 
     /// The newest snapshot (never waits).
-    pub fn latest(&mut self) -> Arc<Snapshot> {
+    pub fn latest(&self) -> Arc<Snapshot> {
+        let mut latest = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
         while let Ok(snapshot) = self.snapshots.try_recv() {
-            self.latest = snapshot;
+            *latest = snapshot;
         }
-        self.latest.clone()
+        latest.clone()
     }
 }
 
@@ -132,7 +133,12 @@ struct Watched {
     /// (time, bytes out) over the rate window.
     bytes: VecDeque<(Duration, u64)>,
     history: VecDeque<(f32, f32)>,
-    second: (u64, f32, f32, u32),
+    /// The current second, and the peak CPU and output rate within it.
+    second: (u64, f32, f32),
+    /// The screen rule found at the last look, and the output count then: the screen is
+    /// looked at again only after new output.
+    rule: Option<String>,
+    rule_seen_at: Option<u64>,
 }
 
 fn run(
@@ -161,7 +167,9 @@ fn run(
                         last_tick: now,
                         bytes: VecDeque::new(),
                         history: VecDeque::new(),
-                        second: (now.as_secs(), 0.0, 0.0, 0),
+                        second: (now.as_secs(), 0.0, 0.0),
+                        rule: None,
+                        rule_seen_at: None,
                         watch: *watch,
                     };
                     panes.insert(watched.watch.pane, watched);
@@ -213,7 +221,11 @@ fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
         (Some(&(t0, b0)), Some(&(t1, b1))) if t1 > t0 => (b1 - b0) as f32 / (t1 - t0).as_secs_f32(),
         _ => 0.0,
     };
-    let screen_rule = screen_rule(&pane.watch);
+    if pane.rule_seen_at != Some(counters.bytes_out) {
+        pane.rule = screen_rule(&pane.watch);
+        pane.rule_seen_at = Some(counters.bytes_out);
+    }
+    let screen_rule = pane.rule.clone();
     let seen = Observation {
         now,
         last_output: counters.last_output,
@@ -228,13 +240,13 @@ fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
     };
     let state = pane.pulse.observe(&seen, pane.watch.limits).clone();
     // One history entry per second: the peaks within it.
-    let (second, peak_cpu, peak_out, _) = &mut pane.second;
-    if now.as_secs() != *second {
-        pane.history.push_back((*peak_cpu, *peak_out));
+    let (second, peak_cpu, peak_out) = pane.second;
+    if now.as_secs() != second {
+        pane.history.push_back((peak_cpu, peak_out));
         while pane.history.len() > HISTORY {
             pane.history.pop_front();
         }
-        pane.second = (now.as_secs(), 0.0, 0.0, 0);
+        pane.second = (now.as_secs(), 0.0, 0.0);
     }
     pane.second.1 = pane.second.1.max(cpu_percent);
     pane.second.2 = pane.second.2.max(out_bytes_per_s);

@@ -28,7 +28,7 @@ pub fn tab_bar(
     note: Option<&str>,
 ) -> (Terminal, TabSpans) {
     let mut bar = one_row(cols);
-    let mut text = String::from("\x1b[?25l");
+    let mut text = String::from("\x1b[?25l\x1b[?7l");
     let mut spans = Vec::new();
     let mut col = 0;
     for (index, name) in names.iter().enumerate() {
@@ -59,6 +59,9 @@ pub struct Strip<'a> {
     pub right: Option<&'a str>,
     /// At the left end: what the pane's lock enforces.
     pub lock: Option<Badge<'a>>,
+    /// Before the lock: the pane's pulse (state), and its last minute as a sparkline.
+    pub pulse: Option<Badge<'a>>,
+    pub spark: Option<&'a str>,
 }
 
 /// A word in color at a strip's left end.
@@ -69,17 +72,39 @@ pub struct Badge<'a> {
     pub color: u8,
 }
 
+/// A minute of activity as block characters, one per second, scaled to its own peak (a floor
+/// keeps an idle minute flat).
+pub fn sparkline(levels: &[f32], floor: f32) -> String {
+    const BLOCKS: [char; 8] = [
+        '\u{2581}', '\u{2582}', '\u{2583}', '\u{2584}', '\u{2585}', '\u{2586}', '\u{2587}',
+        '\u{2588}',
+    ];
+    let peak = levels.iter().copied().fold(floor, f32::max);
+    levels
+        .iter()
+        .map(|level| BLOCKS[((level / peak).clamp(0.0, 1.0) * 7.0).round() as usize])
+        .collect()
+}
+
 /// The search field as the strip shows it.
 pub fn search_prompt(query: &str, missing: bool) -> String {
     let missing = if missing { " (not found)" } else { "" };
     format!("find: {}\u{2581}{missing}", clean(query, 60))
 }
 
-/// A pane's title strip: its lock badge, program, title and directory; something at the right
-/// end. (The activity of a later issue joins the badge.)
+/// A pane's title strip: its pulse and lock badges, program, title and directory; something at
+/// the right end.
 pub fn title_strip(strip: &Strip<'_>, cols: usize) -> Terminal {
     let mut row = one_row(cols);
-    let mut text = String::from("\x1b[?25l");
+    let mut text = String::from("\x1b[?25l\x1b[?7l");
+    if let Some(badge) = strip.pulse {
+        text.push_str(&format!("\x1b[30;{}m {} \x1b[0m", badge.color + 10, clean(badge.text, 60)));
+    }
+    if let Some(spark) = strip.spark {
+        // In the pulse badge's color.
+        let color = strip.pulse.map_or(37, |b| b.color);
+        text.push_str(&format!("\x1b[{color}m{}\x1b[0m ", clean(spark, 60)));
+    }
     if let Some(badge) = strip.lock {
         // Black on the badge's color.
         let background = badge.color + 10;
@@ -124,6 +149,8 @@ mod tests {
             cwd: Some("/work"),
             right: Some(&search_prompt("needle", true)),
             lock: None,
+            pulse: None,
+            spark: None,
         };
         let row = title_strip(&strip, 60);
         let text = crate::term::row_text(&row.rows()[0]);
@@ -133,6 +160,13 @@ mod tests {
         let text = crate::term::row_text(&locked.rows()[0]);
         assert!(text.starts_with(" Locked (files + network)  bash  build"), "{text:?}");
         assert!(text.ends_with("find: needle\u{2581} (not found)"), "{text:?}");
+        let pulse = Badge { text: "NEEDS YOU: bell", color: 31 };
+        let busy = title_strip(
+            &Strip { pulse: Some(pulse), spark: Some("\u{2581}\u{2588}"), ..strip },
+            80,
+        );
+        let text = crate::term::row_text(&busy.rows()[0]);
+        assert!(text.starts_with(" NEEDS YOU: bell \u{2581}\u{2588}  bash"), "{text:?}");
         // Too narrow: the right part wins the space it needs, nothing panics.
         let narrow = title_strip(&strip, 5);
         assert_eq!(narrow.size().cols, 5);

@@ -177,8 +177,15 @@ fn tabs_a_title_strip_a_selection_and_search_matches_render_as_the_golden_image(
     assert_eq!(spans.len(), 2);
     let prompt = chrome::search_prompt("error", false);
     let lock = Some(Badge { text: "Locked", color: 32 });
-    let strip =
-        Strip { program: "bash", title: Some("tests"), cwd: None, right: Some(&prompt), lock };
+    let strip = Strip {
+        program: "bash",
+        title: Some("tests"),
+        cwd: None,
+        right: Some(&prompt),
+        lock,
+        pulse: None,
+        spark: None,
+    };
     let strip = chrome::title_strip(&strip, cols);
     let term = terminal(cols, 4, "cargo test\r\nerror: one failed\r\nok: Error, error\r\n$ ");
     let mut search = Search { query: "error".into(), current: None };

@@ -10,6 +10,7 @@
 //!   full panes); see `panes_bench`.
 
 mod panes_bench;
+mod pulse_bench;
 mod window_bench;
 
 use std::process::Command;
@@ -56,13 +57,15 @@ fn main() -> Result<()> {
         "bench" => bench(),
         "bench-panes" => panes_bench::run(&workspace_root()),
         "bench-window" => window_bench::run(&workspace_root()),
+        "bench-pulse" => pulse_bench::run(&workspace_root()),
         _ => {
-            eprintln!("usage: cargo xtask <ci|bless|bench|bench-panes|bench-window>");
+            eprintln!("usage: cargo xtask <ci|bless|bench|bench-panes|bench-window|bench-pulse>");
             eprintln!("  ci     install test prerequisites and run every check");
             eprintln!("  bless  rewrite expected test output files");
             eprintln!("  bench  run the parse benchmark and print the table with ratios");
             eprintln!("  bench-panes  headless panes beside tmux: cat throughput, memory");
             eprintln!("  bench-window  the window beside Alacritty under Xvfb; idle cost");
+            eprintln!("  bench-pulse  the sampler's CPU with 16 panes; paddock ls beside tmux");
             std::process::exit(2);
         }
     }

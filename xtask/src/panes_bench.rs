@@ -136,7 +136,7 @@ pub(crate) fn median(samples: &mut [f64]) -> f64 {
     samples[samples.len() / 2]
 }
 
-fn headless(paddock: &Path, runtime: &Path, args: &[&str]) -> Result<(Child, PathBuf)> {
+pub(crate) fn headless(paddock: &Path, runtime: &Path, args: &[&str]) -> Result<(Child, PathBuf)> {
     std::fs::create_dir_all(runtime)?;
     let mut child = Command::new(paddock)
         .arg("--headless")
@@ -178,13 +178,13 @@ fn script_cat(file: &Path) -> Result<f64> {
     Ok(start.elapsed().as_secs_f64())
 }
 
-fn tmux(args: &[&str]) -> Command {
+pub(crate) fn tmux(args: &[&str]) -> Command {
     let mut command = Command::new("tmux");
     command.args(["-L", TMUX_SOCKET, "-f", "/dev/null"]).args(args);
     command
 }
 
-fn tmux_run(args: &[&str]) -> Result<()> {
+pub(crate) fn tmux_run(args: &[&str]) -> Result<()> {
     let status = tmux(args).status().context("cannot run tmux")?;
     if !status.success() {
         bail!("tmux {args:?} failed");
@@ -287,6 +287,6 @@ fn tmux_memory(fill: &Path) -> Result<(u64, usize)> {
     Ok((rss, history + PANES * ROWS))
 }
 
-fn kill_tmux() {
+pub(crate) fn kill_tmux() {
     let _ = tmux(&["kill-server"]).stderr(Stdio::null()).status();
 }

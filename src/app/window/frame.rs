@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crate::app::Workspace;
 use crate::input::Chord;
 use crate::mux::{PaneId, Rect};
+use crate::pulse::{PulseState, Reason};
 use crate::render::chrome;
 use crate::render::scene::{
     push_dividers, push_pane, rgba, CellSize, CursorStyle, PaneScene, RectInstance, Theme,
@@ -205,6 +206,15 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
             if let Some(level) = locks.iter().max_by_key(|level| severity(level)) {
                 name = format!("{name} [{level}]");
             }
+            // Needs-you wins: a tab that hides a waiting agent says so.
+            let waiting = tab.panes().iter().any(|pane| {
+                workspace
+                    .pulse_of(*pane)
+                    .is_some_and(|p| matches!(p.state, PulseState::NeedsYou(_)))
+            });
+            if waiting {
+                name = format!("\u{25cf} {name}");
+            }
             if tab.panes().iter().any(|pane| workspace.config_changed(*pane)) {
                 name = format!("{name} \u{b7} config changed");
             }
@@ -214,6 +224,16 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
     let active = mux.active_tab().and_then(|a| mux.tabs().iter().position(|t| t.id == a.id));
     let note = software.then_some("software renderer");
     chrome::tab_bar(&names, active, cols, note)
+}
+
+/// The SGR color of a pulse badge: working green, quiet blue, needs-you red, exited white.
+fn pulse_color(state: &PulseState) -> u8 {
+    match state {
+        PulseState::Working => 32,
+        PulseState::Quiet => 34,
+        PulseState::NeedsYou(_) => 31,
+        PulseState::Exited(_) => 37,
+    }
 }
 
 /// How much a tab's lock word should worry its reader: the worst of its panes is shown.
@@ -272,12 +292,40 @@ fn title_strip(
             Enforcement::Refused(_) | Enforcement::Unlocked { .. } => 31,
         },
     });
+    let pulse = workspace.pulse_of(pane);
+    // Short: the strip also holds the program, its title and the lock.
+    let pulse_text = pulse.as_ref().map(|p| match &p.state {
+        PulseState::NeedsYou(reason) => {
+            let why = match reason {
+                Reason::Bell => "bell".to_owned(),
+                Reason::Prompt => "prompt".to_owned(),
+                Reason::Notification(text) | Reason::Screen(text) => chrome::clean(text, 24),
+            };
+            format!("NEEDS YOU: {why}")
+        }
+        PulseState::Exited(_) => "exited".to_owned(),
+        state => state.name().to_owned(),
+    });
+    let pulse_badge = pulse
+        .as_ref()
+        .zip(pulse_text.as_deref())
+        .map(|(p, text)| chrome::Badge { text, color: pulse_color(&p.state) });
+    // The last minute: CPU (a core is full height) or output (its own peak), whichever is
+    // higher that second.
+    let spark = pulse.as_ref().filter(|p| !p.history.is_empty()).map(|p| {
+        let out_peak = p.history.iter().map(|h| h.1).fold(1.0, f32::max);
+        let levels: Vec<f32> =
+            p.history.iter().map(|(cpu, out)| (cpu / 100.0).max(out / out_peak)).collect();
+        chrome::sparkline(&levels[levels.len().saturating_sub(20)..], 0.05)
+    });
     let strip = chrome::Strip {
         program: &program,
         title: term.title(),
         cwd: term.working_directory(),
         right: right.as_deref(),
         lock: badge,
+        pulse: pulse_badge,
+        spark: spark.as_deref(),
     };
     chrome::title_strip(&strip, cols)
 }

@@ -126,3 +126,31 @@ fn a_question_on_screen_needs_you_and_an_answer_clears_it() {
         text(&out.stderr)
     );
 }
+
+/// `paddock ls --watch --json` prints a fresh listing every second until stopped.
+#[test]
+fn ls_watch_keeps_answering() {
+    use std::io::{BufRead, BufReader};
+    let runtime = Runtime::new();
+    let instance = runtime.start(&["-e", "sleep", "30"]);
+    let mut watch = std::process::Command::new(super::PADDOCK)
+        .args(["ls", "--watch", "--json", "--socket"])
+        .arg(&instance.socket)
+        .env("XDG_RUNTIME_DIR", &runtime.dir)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("paddock ls --watch");
+    let mut lines = BufReader::new(watch.stdout.take().expect("stdout")).lines();
+    let started = std::time::Instant::now();
+    for _ in 0..2 {
+        let line = lines.next().expect("a listing").expect("read");
+        let listing: Value = serde_json::from_str(&line).expect("JSON");
+        assert!(listing["instances"][0]["panes"][0]["pulse"]["state"].is_string(), "{listing}");
+    }
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(900),
+        "two listings a second apart"
+    );
+    let _ = watch.kill();
+    let _ = watch.wait();
+}
