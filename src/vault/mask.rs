@@ -74,7 +74,7 @@ struct Run {
 struct ShortPrefixes {
     one: [bool; 256],
     two: Box<[u64; 1024]>,
-    three: Vec<[u8; 3]>,
+    three: Vec<u32>,
 }
 
 impl ShortPrefixes {
@@ -90,7 +90,7 @@ impl ShortPrefixes {
                 short.two[pair / 64] |= 1 << (pair % 64);
             }
             if v.len() > 3 {
-                short.three.push([v[0], v[1], v[2]]);
+                short.three.push(u32::from_be_bytes([0, v[0], v[1], v[2]]));
             }
         }
         short
@@ -104,7 +104,7 @@ impl ShortPrefixes {
                 let pair = (a as usize) << 8 | b as usize;
                 self.two[pair / 64] & (1 << (pair % 64)) != 0
             }
-            [a, b, c] => self.three.contains(&[a, b, c]),
+            [a, b, c] => self.three.contains(&u32::from_be_bytes([0, a, b, c])),
             _ => false,
         }
     }
@@ -400,6 +400,11 @@ impl Masker {
                 let mut joined = [0u8; 2 * PREFIX];
                 joined[..k].copy_from_slice(before);
                 let fits = |joined: &[u8]| {
+                    // Short ones by the tables (most reads stop here), longer ones by the values.
+                    let whole = || self.values.iter().any(|v| v.as_slice() == joined);
+                    if joined.len() <= 3 {
+                        return self.short.could_start(joined) || whole();
+                    }
                     self.values.iter().any(|v| {
                         let n = v.len().min(joined.len());
                         v[..n] == joined[..n]
@@ -542,31 +547,28 @@ fn skip_controls(raw: &[u8], mut at: usize) -> Option<usize> {
     }
 }
 
-/// Whether `raw` holds a silent control other than BEL: one pass that the compiler can
-/// vectorize (no early exit).
+/// Whether `raw` holds a silent control other than BEL: byte comparisons only, in one pass
+/// without an early exit, which the compiler turns into vector code.
 fn has_silent_but_bell(raw: &[u8]) -> bool {
-    const SILENT: u32 = {
-        let mut mask = 0u32;
-        let mut b = 0;
-        while b < 32 {
-            if is_silent(b as u8) && b != BEL as u32 {
-                mask |= 1 << b;
-            }
-            b += 1;
-        }
-        mask
-    };
-    raw.chunks(64).any(|chunk| {
-        chunk.iter().fold(0u32, |any, &b| {
-            any | (((b < 32) as u32) & (SILENT >> (b & 31))) | (b == 0x7f) as u32
-        }) & 1
-            != 0
-    })
+    raw.iter().fold(0u8, |any, &b| {
+        any | u8::from(b < 0x07)
+            | u8::from(b.wrapping_sub(0x0e) < 13)
+            | u8::from(b.wrapping_sub(0x1c) < 4)
+            | u8::from(b == 0x7f)
+    }) != 0
+}
+
+#[cfg(test)]
+#[test]
+fn the_silent_check_matches_the_definition() {
+    for b in 0..=255u8 {
+        assert_eq!(has_silent_but_bell(&[b'x', b]), b != BEL && is_silent(b), "{b:#x}");
+    }
 }
 
 /// A control character that neither shows nor moves the cursor (a terminal ignores it, or
 /// rings the bell): it does not break the text a value is read in.
-const fn is_silent(byte: u8) -> bool {
+fn is_silent(byte: u8) -> bool {
     matches!(byte, 0x00..=0x07 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
 }
 
