@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use crossbeam_channel::RecvTimeoutError;
 use zeroize::{Zeroize, Zeroizing};
 
-use super::session::{MaskCounts, Output};
+use super::session::{read_chunk, MaskCounts, Output};
 use crate::vault::mask::{Masker, HOLD_DEADLINE};
 
 /// Chunks read and not yet masked: a few, so that the reads run ahead of the parsing.
@@ -25,13 +25,7 @@ pub(super) fn read_masked(
     let (chunks, read) = crossbeam_channel::bounded::<Zeroizing<Vec<u8>>>(READ_AHEAD);
     let reading = std::thread::Builder::new().name(format!("pane-{pane}-read")).spawn(move || {
         let mut buf = Zeroizing::new(vec![0u8; CHUNK]);
-        loop {
-            let n = match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            };
+        while let Some(n) = read_chunk(&mut *reader, &mut buf) {
             if chunks.send(Zeroizing::new(buf[..n].to_vec())).is_err() {
                 break;
             }

@@ -533,15 +533,21 @@ fn secret_text(value: &[u8]) -> std::ffi::OsString {
     }
 }
 
+/// The next chunk of the program's output: how many bytes, `None` once it has ended.
+pub(super) fn read_chunk(reader: &mut dyn Read, buf: &mut [u8]) -> Option<usize> {
+    loop {
+        match reader.read(buf) {
+            Ok(0) => return None,
+            Ok(n) => return Some(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        }
+    }
+}
+
 fn read_output(mut reader: Box<dyn Read + Send>, output: &Output<'_>) {
     let mut buf = vec![0u8; CHUNK];
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
+    while let Some(n) = read_chunk(&mut *reader, &mut buf) {
         output.deliver(&buf[..n]);
     }
     output.activity.ended();
