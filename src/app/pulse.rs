@@ -2,6 +2,8 @@
 //! rules from its thread's `pulse` settings), and a pane's pulse as `paddock ls` shows it.
 
 use std::sync::Arc;
+
+use regex::Regex;
 use std::time::Duration;
 
 use crate::config::{PulseSettings, ThreadSpec};
@@ -12,14 +14,10 @@ use crate::pulse::{Activity, PulseState, Snapshot, Thresholds, Watch};
 /// Screen text that means a common agent CLI (or any program) waits for an answer, watched in
 /// every pane besides a thread's own `needs_you` rules.
 pub const DEFAULT_RULES: &[&str] = &[
-    "Do you want to proceed?",
-    "Do you want to make this edit",
-    "Do you want to allow",
-    "Allow this command?",
-    "Waiting for approval",
-    "[y/N]",
-    "[Y/n]",
-    "(y/n)",
+    r"Do you want to (proceed|make this edit|allow|create|run)",
+    r"Allow (this )?(command|edit|action)\?",
+    r"Waiting for (your )?approval",
+    r"\[y/N\]|\[Y/n\]|\(y/n\)",
 ];
 
 /// What the sampler watches for a pane just started.
@@ -31,8 +29,14 @@ pub fn watch(
 ) -> Watch {
     let default = PulseSettings::default();
     let settings = thread.map_or(&default, |t| &t.pulse);
-    let mut rules: Vec<String> = settings.needs_you.clone();
-    rules.extend(DEFAULT_RULES.iter().map(|r| r.to_string()));
+    // The thread's own were checked when the configuration was read; the defaults are tested.
+    let rules: Vec<Regex> = settings
+        .needs_you
+        .iter()
+        .map(String::as_str)
+        .chain(DEFAULT_RULES.iter().copied())
+        .filter_map(|rule| Regex::new(rule).ok())
+        .collect();
     Watch {
         pane,
         activity,
@@ -68,4 +72,24 @@ pub fn info(snapshot: Option<&Snapshot>, pane: u32, status: PaneStatus) -> Optio
         since_s: seen.map_or(0.0, |p| p.since.as_secs_f32()),
         reason,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_rules_compile_and_match_agent_questions() {
+        let rules: Vec<Regex> = DEFAULT_RULES.iter().map(|r| Regex::new(r).expect(r)).collect();
+        for question in [
+            "Do you want to proceed?",
+            "Do you want to make this edit to main.rs?",
+            "Allow this command?",
+            "Overwrite? [y/N]",
+            "Continue (y/n) ",
+        ] {
+            assert!(rules.iter().any(|r| r.is_match(question)), "{question}");
+        }
+        assert!(!rules.iter().any(|r| r.is_match("cargo test: 12 passed")));
+    }
 }

@@ -121,7 +121,8 @@ pub struct PulseSettings {
     pub busy_cpu: f32,
     /// Seconds without output or CPU after which a thread is quiet.
     pub quiet_after: u32,
-    /// Screen text (plain substrings) that means the agent waits for a person.
+    /// Regular expressions over the screen's rows up to the cursor that mean the agent waits
+    /// for a person.
     pub needs_you: Vec<String>,
 }
 

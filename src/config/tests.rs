@@ -96,7 +96,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 pulse: PulseSettings {
                     busy_cpu: 10.0,
                     quiet_after: 20,
-                    needs_you: vec!["Do you want to proceed?".into()],
+                    needs_you: vec!["Apply these changes\\? \\(y/n\\)".into()],
                 },
             },
             ThreadSpec {
@@ -219,6 +219,9 @@ fn broken_files_get_exact_diagnostics() {
         ]),
         ("bad secret name", "(threads: [(name: \"a\", secrets: [(name: \"my key\", env: \"K\")])])", &[
             "1:41: threads[0].secrets[0].name: expected a secret's name in the vault (1 to 64 letters, digits, `-`, `_` or `.`, starting with a letter or digit), found \"my key\"",
+        ]),
+        ("bad screen rule", "(threads: [(name: \"a\", pulse: (needs_you: [\"Allow (y/n\"]))])", &[
+            "1:44: threads[0].pulse.needs_you[0]: expected a regular expression (escape `? ( ) [ ] .` with `\\\\` to match them as they are), found \"Allow (y/n\": error: unclosed group",
         ]),
         ("locked and unlocked", "(threads: [(name: \"a\", lock: (), unlocked: true)])", &[
             "1:44: threads[0].unlocked: a thread is either locked or unlocked: remove `unlocked: true` or its `lock`",

@@ -483,6 +483,13 @@ fn pulse(check: &mut Checker<'_>, at: &FieldPath, raw: RawPulse) -> PulseSetting
                 &at.field("needs_you").index(i),
                 "expected screen text to look for, found \"\"",
             );
+        } else if let Err(e) = regex::Regex::new(&text) {
+            let error = e.to_string().lines().last().unwrap_or_default().trim().to_owned();
+            let message = format!(
+                "expected a regular expression (escape `? ( ) [ ] .` with `\\\\` to match them \
+                 as they are), found \"{text}\": {error}"
+            );
+            check.report(&at.field("needs_you").index(i), message);
         } else {
             pulse.needs_you.push(text);
         }

@@ -9,6 +9,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use regex::Regex;
 
 use super::activity::Activity;
 use super::cpu::TreeCpu;
@@ -32,7 +33,7 @@ pub struct Watch {
     pub pid: Option<u32>,
     pub limits: Thresholds,
     /// Screen text that means its program waits for a person.
-    pub rules: Vec<String>,
+    pub rules: Vec<Regex>,
     pub term: Arc<Mutex<Terminal>>,
 }
 
@@ -279,5 +280,8 @@ fn screen_rule(watch: &Watch) -> Option<String> {
     let end = (cursor_row + 1).min(rows.len().saturating_sub(1));
     let start = end.saturating_sub(RULE_ROWS);
     let near = rows[start..end].join("\n");
-    watch.rules.iter().find(|rule| near.contains(rule.as_str())).cloned()
+    // The text matched, as the reason says it.
+    watch.rules.iter().find_map(|rule| rule.find(&near)).map(|found| {
+        found.as_str().chars().filter(|c| !c.is_control()).take(60).collect::<String>()
+    })
 }
