@@ -34,6 +34,8 @@ pub struct Config {
     pub scrollback_lines: usize,
     /// Pixels between the window's edge and the panes.
     pub padding: u32,
+    /// Announce a pane that needs you while it is out of sight (window only).
+    pub desktop_notifications: bool,
     pub keys: KeyBindings,
     /// The agent threads opened at launch, in order.
     pub threads: Vec<ThreadSpec>,
@@ -133,6 +135,7 @@ impl Default for Config {
             theme: ThemeColors::default(),
             scrollback_lines: 10_000,
             padding: 0,
+            desktop_notifications: true,
             keys: KeyBindings::default(),
             threads: Vec::new(),
         }

@@ -14,6 +14,7 @@ pub struct RawConfig {
     pub theme: Option<RawTheme>,
     pub scrollback: Option<usize>,
     pub padding: Option<u32>,
+    pub desktop_notifications: Option<bool>,
     pub keys: Option<BTreeMap<String, String>>,
     pub threads: Option<Vec<RawThread>>,
 }

@@ -71,6 +71,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
         },
         scrollback_lines: 20_000,
         padding: 4,
+        desktop_notifications: false,
         keys,
         threads: vec![
             ThreadSpec {
@@ -185,7 +186,7 @@ fn broken_files_get_exact_diagnostics() {
             "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `place`, `lock`, `unlocked`, `secrets`, `pulse`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
-            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `keys`, `threads`)",
+            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `keys`, `threads`)",
         ]),
         ("unknown choice", "(threads: [(name: \"a\", lock: (network: Maybe))])", &[
             "1:40: threads[0].lock.network: unknown choice `Maybe` (known: `Off`, `On`)",

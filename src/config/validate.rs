@@ -115,6 +115,9 @@ pub fn validate(
     if let Some(padding) = raw.padding.and_then(|p| check.at_most(&at, p as usize, max, "pixels")) {
         config.padding = padding as u32;
     }
+    if let Some(notify) = raw.desktop_notifications {
+        config.desktop_notifications = notify;
+    }
     if let Some(keys) = raw.keys {
         keys_into(&mut check, &root.field("keys"), keys, &mut config.keys);
     }

@@ -180,10 +180,15 @@ impl Windowed {
     /// Start with these arguments; the configuration is `$runtime/config/paddock/config.ron`
     /// (none unless the test wrote it, see `runtime_dir`) or `--config`.
     fn start_with(x: &Xvfb, name: &str, args: &[&str]) -> Windowed {
+        Windowed::start_with_env(x, name, args, &[])
+    }
+
+    fn start_with_env(x: &Xvfb, name: &str, args: &[&str], env: &[(&str, &str)]) -> Windowed {
         let runtime = runtime_dir(name);
         let mut child = x
             .command(PADDOCK)
             .args(args)
+            .envs(env.iter().copied())
             .env("XDG_RUNTIME_DIR", &runtime)
             .env("XDG_CONFIG_HOME", runtime.join("config"))
             .stdout(Stdio::piped())
@@ -383,4 +388,51 @@ fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
     assert!(shows([0x40, 0x20, 0x10]), "the last good look stays");
     assert_eq!(app.ctl(&["capture", "--pane", "1"]), agent_screen, "the agent's pane is untouched");
     app.stop();
+}
+
+/// A pane that turns needs-you in a tab out of sight is announced once on the desktop, through
+/// the session bus's notification service (watched here with dbus-monitor on a private bus).
+#[test]
+fn a_pane_that_needs_you_out_of_sight_is_announced_on_the_desktop() {
+    let x = Xvfb::start();
+    let mut bus = Command::new("dbus-daemon")
+        .args(["--session", "--nofork", "--print-address=1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start dbus-daemon ({e}); `cargo xtask ci` installs it"));
+    let mut address = String::new();
+    BufReader::new(bus.stdout.take().expect("bus stdout"))
+        .read_line(&mut address)
+        .expect("address");
+    let address = address.trim().to_owned();
+    let runtime = runtime_dir("notify");
+    let heard = runtime.join("monitor.log");
+    let mut monitor = Command::new("dbus-monitor")
+        .args(["--address", &address, "interface='org.freedesktop.Notifications'"])
+        .stdout(std::fs::File::create(&heard).expect("monitor log"))
+        .spawn()
+        .expect("dbus-monitor");
+    let config = runtime.join("config/paddock");
+    std::fs::create_dir_all(&config).expect("config dir");
+    std::fs::write(
+        config.join("config.ron"),
+        "(threads: [\n  (name: \"front\", command: [\"sleep\", \"60\"]),\n  \
+         (name: \"back\", command: [\"/bin/sh\", \"-c\", \"sleep 2; printf 'done\\\\a'; sleep 60\"]),\n])",
+    )
+    .expect("config");
+    let app =
+        Windowed::start_with_env(&x, "notify", &[], &[("DBUS_SESSION_BUS_ADDRESS", &address)]);
+    wait_for("the announcement on the bus", || {
+        std::fs::read_to_string(&heard).is_ok_and(|t| t.contains("string \"back needs you\""))
+    });
+    let log = std::fs::read_to_string(&heard).expect("monitor log");
+    assert!(log.contains("string \"rang the bell\""), "{log}");
+    assert_eq!(log.matches("member=Notify").count(), 1, "announced once: {log}");
+    assert!(!log.contains("front needs you"), "{log}");
+    app.stop();
+    let _ = monitor.kill();
+    let _ = monitor.wait();
+    let _ = bus.kill();
+    let _ = bus.wait();
 }

@@ -44,6 +44,8 @@ const APT_PACKAGES: &[&str] = &[
     // The vault's tests: a private D-Bus session with gnome-keyring (the Secret Service), and
     // the kernel's keyutils; secret-tool and keyctl look at what paddock stored.
     "dbus-daemon",
+    // dbus-monitor: the window test that watches paddock's desktop notifications.
+    "dbus-bin",
     "gnome-keyring",
     "libsecret-tools",
     "keyutils",

@@ -10,6 +10,7 @@ mod clipboard;
 mod frame;
 mod keys;
 mod mouse;
+mod notify;
 mod surface;
 
 use std::collections::HashMap;
@@ -86,6 +87,8 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         base_font_size: config.font.size,
         config_notice: None,
         config,
+        notifier: notify::Notifier::default(),
+        window_focused: true,
     };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     if let Some(error) = app.error {
@@ -132,6 +135,9 @@ struct WindowApp {
     config: Config,
     /// The tab showing what is wrong with the configuration file, while something is.
     config_notice: Option<PaneId>,
+    /// Which waiting panes were announced on the desktop.
+    notifier: notify::Notifier,
+    window_focused: bool,
 }
 
 impl WindowApp {
@@ -276,8 +282,38 @@ impl WindowApp {
         }
     }
 
+    /// Announce on the desktop each pane that has just turned needs-you out of sight.
+    fn announce(&mut self) {
+        let workspace = self.instance.workspace();
+        let mux = workspace.mux();
+        let shown: Vec<PaneId> = mux.active_tab().map(|t| t.panes()).unwrap_or_default();
+        let panes: Vec<(PaneId, String, Option<crate::pulse::PanePulse>)> = mux
+            .all_panes()
+            .into_iter()
+            .map(|(_, pane)| {
+                let name = workspace.thread_of(pane).map(|t| t.name.clone()).unwrap_or_else(|| {
+                    workspace.command_of(pane).and_then(|c| c.first()).cloned().unwrap_or_default()
+                });
+                (pane, name, workspace.pulse_of(pane))
+            })
+            .collect();
+        let seen: Vec<notify::Seen<'_>> = panes
+            .iter()
+            .map(|(pane, name, pulse)| notify::Seen {
+                pane: pane.0,
+                name,
+                visible: self.window_focused && shown.contains(pane),
+                state: pulse.as_ref().map(|p| &p.state),
+            })
+            .collect();
+        for (title, body) in self.notifier.due(&seen) {
+            notify::send(&title, &body);
+        }
+    }
+
     /// Tell the focused pane's program that the window gained or lost focus (mode 1004).
     fn report_focus(&mut self, focused: bool) {
+        self.window_focused = focused;
         let workspace = self.instance.workspace();
         let Some(session) = workspace.mux().focused_pane().and_then(|p| workspace.session(p))
         else {
@@ -335,6 +371,9 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             UserEvent::Wake => {
                 self.pending.store(false, Ordering::Release);
                 self.take_events();
+                if self.config.desktop_notifications {
+                    self.announce();
+                }
                 self.redraw();
             }
             UserEvent::Call(call) => {

@@ -1,0 +1,89 @@
+//! Desktop notifications: a pane that turns needs-you while out of sight (in another tab, or
+//! with the window unfocused) is announced once, through the desktop's notification service.
+//! Which panes to announce is decided here, purely; sending is best effort (no service, no
+//! notification, never an error for the window).
+
+use std::collections::HashSet;
+
+use crate::pulse::{PulseState, Reason};
+
+/// One pane as the notifier sees it.
+pub struct Seen<'a> {
+    pub pane: u32,
+    pub name: &'a str,
+    pub visible: bool,
+    pub state: Option<&'a PulseState>,
+}
+
+/// Which panes were already waiting, so each wait is announced once.
+#[derive(Default)]
+pub struct Notifier {
+    waiting: HashSet<u32>,
+}
+
+impl Notifier {
+    /// The announcements due now: (title, body) for each pane that has just turned needs-you
+    /// and cannot be seen.
+    pub fn due(&mut self, panes: &[Seen<'_>]) -> Vec<(String, String)> {
+        let mut due = Vec::new();
+        let mut waiting = HashSet::new();
+        for pane in panes {
+            let Some(PulseState::NeedsYou(reason)) = pane.state else {
+                continue;
+            };
+            waiting.insert(pane.pane);
+            if !self.waiting.contains(&pane.pane) && !pane.visible {
+                let body = match reason {
+                    Reason::Bell => "rang the bell".to_owned(),
+                    Reason::Prompt => "is back at its prompt".to_owned(),
+                    other => other.to_string(),
+                };
+                due.push((format!("{} needs you", pane.name), body));
+            }
+        }
+        self.waiting = waiting;
+        due
+    }
+}
+
+/// Show one notification, from a thread of its own (a D-Bus call may wait on a slow
+/// service; the window never does); failures (no notification service) are ignored.
+pub fn send(title: &str, body: &str) {
+    #[cfg(all(unix, not(target_os = "macos")))]
+    {
+        let (title, body) = (title.to_owned(), body.to_owned());
+        let _ = std::thread::Builder::new().name("notify".into()).spawn(move || {
+            let _ = notify_rust::Notification::new()
+                .appname("paddock")
+                .summary(&title)
+                .body(&body)
+                .show();
+        });
+    }
+    #[cfg(not(all(unix, not(target_os = "macos"))))]
+    {
+        let _ = (title, body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_out_of_sight_is_announced_once() {
+        let mut notifier = Notifier::default();
+        let bell = PulseState::NeedsYou(Reason::Bell);
+        let working = PulseState::Working;
+        let seen = |visible, state| vec![Seen { pane: 3, name: "claude", visible, state }];
+        assert!(notifier.due(&seen(false, Some(&working))).is_empty());
+        assert_eq!(
+            notifier.due(&seen(false, Some(&bell))),
+            [("claude needs you".to_owned(), "rang the bell".to_owned())]
+        );
+        assert!(notifier.due(&seen(false, Some(&bell))).is_empty(), "once per wait");
+        assert!(notifier.due(&seen(false, Some(&working))).is_empty());
+        // A wait in plain sight needs no notification.
+        assert!(notifier.due(&seen(true, Some(&bell))).is_empty());
+    }
+}
