@@ -83,6 +83,38 @@ const LAYERS: &[(&str, &[&str])] = &[
             "crate::ctl",
         ],
     ),
+    // Secrets: the keychain, files of the state folder, the masker; nothing of the window,
+    // panes, app or control socket. The masker itself is pure.
+    (
+        "src/vault",
+        &[
+            "winit",
+            "wgpu",
+            "glyphon",
+            "portable_pty",
+            "crate::pty",
+            "crate::app",
+            "crate::ctl",
+            "crate::render",
+        ],
+    ),
+    ("src/vault/mask.rs", PURE),
+    // The pulse reads counters, terminal models and /proc: no window, panes, app or socket.
+    // Its state machine is pure.
+    (
+        "src/pulse",
+        &[
+            "winit",
+            "wgpu",
+            "glyphon",
+            "portable_pty",
+            "crate::pty",
+            "crate::app",
+            "crate::ctl",
+            "crate::render",
+        ],
+    ),
+    ("src/pulse/state.rs", PURE),
     // The cells → rectangles step is tested without a GPU: it knows no GPU or window either.
     (
         "src/render/chrome.rs",
