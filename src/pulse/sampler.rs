@@ -152,7 +152,7 @@ fn run(
 ) {
     let mut panes: HashMap<u32, Watched> = HashMap::new();
     let mut cpu = TreeCpu::default();
-    let mut states: HashMap<u32, String> = HashMap::new();
+    let mut states: HashMap<u32, PulseState> = HashMap::new();
     let mut next = Instant::now();
     loop {
         next += period;
@@ -193,8 +193,8 @@ fn run(
         for (id, pane) in &mut panes {
             snapshot.panes.insert(*id, tick(pane, &mut cpu, now));
         }
-        let changed: HashMap<u32, String> =
-            snapshot.panes.iter().map(|(id, p)| (*id, format!("{:?}", p.state))).collect();
+        let changed: HashMap<u32, PulseState> =
+            snapshot.panes.iter().map(|(id, p)| (*id, p.state.clone())).collect();
         let _ = stale.try_recv();
         let _ = publish.try_send(Arc::new(snapshot));
         if changed != states {

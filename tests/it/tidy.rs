@@ -40,6 +40,18 @@ const PURE: &[&str] = &[
     "crate::ctl",
 ];
 
+/// What the vault and the pulse may not mention: the window, panes, app or control socket.
+const OUTSIDE_THE_APP: &[&str] = &[
+    "winit",
+    "wgpu",
+    "glyphon",
+    "portable_pty",
+    "crate::pty",
+    "crate::app",
+    "crate::ctl",
+    "crate::render",
+];
+
 /// The "may not import" column of ARCHITECTURE.md, module by module.
 const LAYERS: &[(&str, &[&str])] = &[
     ("src/term", PURE),
@@ -85,35 +97,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     // Secrets: the keychain, files of the state folder, the masker; nothing of the window,
     // panes, app or control socket. The masker itself is pure.
-    (
-        "src/vault",
-        &[
-            "winit",
-            "wgpu",
-            "glyphon",
-            "portable_pty",
-            "crate::pty",
-            "crate::app",
-            "crate::ctl",
-            "crate::render",
-        ],
-    ),
+    ("src/vault", OUTSIDE_THE_APP),
     ("src/vault/mask.rs", PURE),
     // The pulse reads counters, terminal models and /proc: no window, panes, app or socket.
     // Its state machine is pure.
-    (
-        "src/pulse",
-        &[
-            "winit",
-            "wgpu",
-            "glyphon",
-            "portable_pty",
-            "crate::pty",
-            "crate::app",
-            "crate::ctl",
-            "crate::render",
-        ],
-    ),
+    ("src/pulse", OUTSIDE_THE_APP),
     ("src/pulse/state.rs", PURE),
     // The cells → rectangles step is tested without a GPU: it knows no GPU or window either.
     (
