@@ -83,6 +83,7 @@ impl Instance {
             default_command: vec![user_shell()],
             launcher: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock")),
             socket,
+            pulse_rate: options.config.pulse_rate,
         };
         let mut workspace = Workspace::new(workspace_options, wake);
         workspace.set_threads(options.config.threads.clone());
@@ -155,6 +156,7 @@ impl Instance {
                 let config = loaded.unwrap_or_default();
                 self.workspace.set_threads(config.threads.clone());
                 self.workspace.set_scrollback_lines(config.scrollback_lines);
+                self.workspace.set_pulse_rate(config.pulse_rate);
                 self.workspace.set_config_problems(None);
                 Some(config)
             }

@@ -20,7 +20,6 @@ use crate::vault::Vault;
 
 use super::pulse;
 use super::secrets::{self, Granted, PaneSecrets};
-use crate::pulse::sampler::DEFAULT_PERIOD;
 use crate::pulse::{Activity, Sampler};
 use crate::term::{Modes, TermSize, MAX_DIMENSION};
 
@@ -35,6 +34,8 @@ pub struct WorkspaceOptions {
     pub socket: PathBuf,
     /// The paddock binary, whose launcher applies a locked thread's lock.
     pub launcher: PathBuf,
+    /// Pulse samples per second.
+    pub pulse_rate: u32,
 }
 
 struct Pane {
@@ -104,7 +105,7 @@ impl Refusal {
 impl Workspace {
     /// `wake` is called by each pane's reader thread after it parses output.
     pub fn new(options: WorkspaceOptions, wake: Arc<dyn Fn() + Send + Sync>) -> Workspace {
-        let sampler = Sampler::start(DEFAULT_PERIOD, wake.clone()).ok();
+        let sampler = Sampler::start(sample_period(options.pulse_rate), wake.clone()).ok();
         Workspace {
             mux: Mux::new(),
             panes: HashMap::new(),
@@ -284,6 +285,16 @@ impl Workspace {
     /// Scrollback kept by panes opened from now on.
     pub fn set_scrollback_lines(&mut self, lines: usize) {
         self.options.scrollback_lines = lines;
+    }
+
+    /// Sample every pane's pulse `rate` times a second from the next tick on.
+    pub fn set_pulse_rate(&mut self, rate: u32) {
+        if rate != self.options.pulse_rate {
+            self.options.pulse_rate = rate;
+            if let Some(sampler) = &self.sampler {
+                sampler.set_period(sample_period(rate));
+            }
+        }
     }
 
     /// The configuration file's problems (the last good configuration stays in force).
@@ -718,4 +729,9 @@ fn check_cwd(cwd: Option<&PathBuf>) -> Result<(), Refusal> {
 fn program_name(command: &[String]) -> String {
     let program = command.first().map(String::as_str).unwrap_or("shell");
     program.rsplit('/').next().unwrap_or(program).to_owned()
+}
+
+/// The time between pulse samples at `rate` a second (a rate of 0 reads as 1).
+fn sample_period(rate: u32) -> std::time::Duration {
+    std::time::Duration::from_secs(1) / rate.max(1)
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 pub use locate::{FieldPath, Position, Segment};
-pub use validate::{FONT_SIZES, MAX_PADDING, MAX_SCROLLBACK};
+pub use validate::{FONT_SIZES, MAX_PADDING, MAX_SCROLLBACK, PULSE_RATES};
 
 use crate::input::KeyBindings;
 use crate::term::Rgb;
@@ -36,6 +36,10 @@ pub struct Config {
     pub padding: u32,
     /// Announce a pane that needs you while it is out of sight (window only).
     pub desktop_notifications: bool,
+    /// How many times a second the pulse samples each pane.
+    pub pulse_rate: u32,
+    /// Whether pane borders glow with their pulse (the badges and sparklines stay either way).
+    pub pulse_glow: bool,
     pub keys: KeyBindings,
     /// The agent threads opened at launch, in order.
     pub threads: Vec<ThreadSpec>,
@@ -136,6 +140,8 @@ impl Default for Config {
             scrollback_lines: 10_000,
             padding: 0,
             desktop_notifications: true,
+            pulse_rate: 4,
+            pulse_glow: true,
             keys: KeyBindings::default(),
             threads: Vec::new(),
         }

@@ -15,6 +15,8 @@ pub struct RawConfig {
     pub scrollback: Option<usize>,
     pub padding: Option<u32>,
     pub desktop_notifications: Option<bool>,
+    pub pulse_rate: Option<u32>,
+    pub pulse_glow: Option<bool>,
     pub keys: Option<BTreeMap<String, String>>,
     pub threads: Option<Vec<RawThread>>,
 }

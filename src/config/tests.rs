@@ -72,6 +72,8 @@ fn the_example_parses_into_exactly_the_documented_values() {
         scrollback_lines: 20_000,
         padding: 4,
         desktop_notifications: false,
+        pulse_rate: 8,
+        pulse_glow: true,
         keys,
         threads: vec![
             ThreadSpec {
@@ -137,6 +139,9 @@ fn every_field_in_a_file_reaches_the_config() {
         theme: (foreground: "#010203", background: "#040506", cursor: "#070809", selection: "#0a0b0c"),
         scrollback: 0,
         padding: 200,
+        desktop_notifications: false,
+        pulse_rate: 20,
+        pulse_glow: false,
         keys: {"copy": "Alt+C", "new_tab": "none", "search": "F3"},
         threads: [
             (name: "a", command: ["true"], cwd: "~", env: {"A_1": "x y", "_B": ""}),
@@ -150,6 +155,8 @@ fn every_field_in_a_file_reaches_the_config() {
     assert_eq!(colors, [rgb(0x010203), rgb(0x040506), rgb(0x070809), rgb(0x0a0b0c)]);
     assert_eq!(theme.palette, ThemeColors::default().palette);
     assert_eq!((config.scrollback_lines, config.padding), (0, 200));
+    let pulse = (config.desktop_notifications, config.pulse_rate, config.pulse_glow);
+    assert_eq!(pulse, (false, 20, false));
     let alt = Modifiers { alt: true, ..Modifiers::NONE };
     assert_eq!(config.keys.action_for(Key::Char('c'), alt), Some(Action::Copy));
     assert_eq!(config.keys.action_for(Key::F(3), Modifiers::NONE), Some(Action::Search));
@@ -186,7 +193,7 @@ fn broken_files_get_exact_diagnostics() {
             "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `place`, `lock`, `unlocked`, `secrets`, `pulse`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
-            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `keys`, `threads`)",
+            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`)",
         ]),
         ("unknown choice", "(threads: [(name: \"a\", lock: (network: Maybe))])", &[
             "1:40: threads[0].lock.network: unknown choice `Maybe` (known: `Off`, `On`)",
@@ -247,6 +254,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:15: font.size: expected 4 to 200, found 1",
             "1:33: scrollback: expected at most 1000000 lines, found 5000000",
         ]),
+        ("pulse rate", "(pulse_rate: 0)", &["1:14: pulse_rate: expected 1 to 20 samples a second, found 0"]),
         ("bad secret", "(threads: [(name: \"a\", secrets: [(name: \"k\", env: \"MY-KEY\"), (env: \"B\")])])", &[
             "1:51: threads[0].secrets[0].env: expected an environment variable name (letters, digits, _), found \"MY-KEY\"",
             "1:62: threads[0].secrets[1]: `name` is required: the secret's name in the vault",

@@ -16,6 +16,8 @@ use crate::term::Rgb;
 pub const MAX_SCROLLBACK: usize = 1_000_000;
 pub const MAX_PADDING: u32 = 200;
 pub const FONT_SIZES: std::ops::RangeInclusive<f32> = 4.0..=200.0;
+/// Pulse samples per second: more than 20 costs CPU and shows nothing a person can see.
+pub const PULSE_RATES: std::ops::RangeInclusive<u32> = 1..=20;
 
 struct Checker<'a> {
     src: &'a str,
@@ -117,6 +119,18 @@ pub fn validate(
     }
     if let Some(notify) = raw.desktop_notifications {
         config.desktop_notifications = notify;
+    }
+    if let Some(rate) = raw.pulse_rate {
+        if PULSE_RATES.contains(&rate) {
+            config.pulse_rate = rate;
+        } else {
+            let (low, high) = (PULSE_RATES.start(), PULSE_RATES.end());
+            let message = format!("expected {low} to {high} samples a second, found {rate}");
+            check.report(&root.field("pulse_rate"), message);
+        }
+    }
+    if let Some(glow) = raw.pulse_glow {
+        config.pulse_glow = glow;
     }
     if let Some(keys) = raw.keys {
         keys_into(&mut check, &root.field("keys"), keys, &mut config.keys);

@@ -16,8 +16,6 @@ use super::cpu::TreeCpu;
 use super::state::{Observation, Pulse, PulseState, Thresholds};
 use crate::term::Terminal;
 
-/// The default sampling rate: 4 Hz.
-pub const DEFAULT_PERIOD: Duration = Duration::from_millis(250);
 /// How far back the output rate looks (a rate over one tick jumps with every chunk).
 const RATE_WINDOW: Duration = Duration::from_secs(2);
 /// Seconds of history kept for the sparkline.
@@ -40,6 +38,7 @@ pub struct Watch {
 enum Command {
     Watch(Box<Watch>),
     Forget(u32),
+    Period(Duration),
 }
 
 /// One pane's pulse at one tick.
@@ -53,6 +52,24 @@ pub struct PanePulse {
     /// One entry per second, oldest first: (CPU percent, output bytes/s), up to [`HISTORY`].
     pub history: Vec<(f32, f32)>,
 }
+
+/// Output at this rate reads as half of full activity.
+const HALF_LEVEL_OUTPUT: f32 = 2048.0;
+
+impl PanePulse {
+    /// How hard the pane works, 0 (idle) to 1: a full core, or output well past a screenful a
+    /// second, whichever is more. Output counts on a curve that saturates, since a pane
+    /// printing 2 KB/s is plainly busy and one printing 2 MB/s is not a thousand times more.
+    pub fn level(&self) -> f32 {
+        let cpu = self.cpu_percent / 100.0;
+        let out = self.out_bytes_per_s.max(0.0);
+        let out = out / (out + HALF_LEVEL_OUTPUT);
+        cpu.max(out).clamp(0.0, 1.0)
+    }
+}
+
+/// Levels are told apart to this step when deciding whether to wake the window.
+const LEVEL_STEPS: f32 = 8.0;
 
 /// Every watched pane at one tick.
 #[derive(Clone, Debug, Default)]
@@ -70,7 +87,8 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Start sampling every `period`; `wake` is called after each snapshot whose states changed.
+    /// Start sampling every `period`; `wake` is called after each snapshot whose states, or
+    /// levels of activity (to an eighth), changed.
     pub fn start(period: Duration, wake: Arc<dyn Fn() + Send + Sync>) -> std::io::Result<Sampler> {
         let epoch = Instant::now();
         let (commands, receive) = crossbeam_channel::unbounded();
@@ -102,6 +120,13 @@ impl Sampler {
     pub fn forget(&self, pane: u32) {
         if let Some(commands) = &self.commands {
             let _ = commands.send(Command::Forget(pane));
+        }
+    }
+
+    /// Sample every `period` from the next tick on.
+    pub fn set_period(&self, period: Duration) {
+        if let Some(commands) = &self.commands {
+            let _ = commands.send(Command::Period(period));
         }
     }
 
@@ -144,7 +169,7 @@ struct Watched {
 
 fn run(
     epoch: Instant,
-    period: Duration,
+    mut period: Duration,
     commands: &Receiver<Command>,
     publish: &Sender<Arc<Snapshot>>,
     stale: &Receiver<Arc<Snapshot>>,
@@ -152,7 +177,7 @@ fn run(
 ) {
     let mut panes: HashMap<u32, Watched> = HashMap::new();
     let mut cpu = TreeCpu::default();
-    let mut states: HashMap<u32, PulseState> = HashMap::new();
+    let mut states: HashMap<u32, (PulseState, u8)> = HashMap::new();
     let mut next = Instant::now();
     loop {
         next += period;
@@ -178,6 +203,10 @@ fn run(
                 Ok(Command::Forget(pane)) => {
                     panes.remove(&pane);
                 }
+                Ok(Command::Period(new)) => {
+                    next = next.checked_sub(period).unwrap_or(next) + new;
+                    period = new;
+                }
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => return,
             }
@@ -193,8 +222,11 @@ fn run(
         for (id, pane) in &mut panes {
             snapshot.panes.insert(*id, tick(pane, &mut cpu, now));
         }
-        let changed: HashMap<u32, PulseState> =
-            snapshot.panes.iter().map(|(id, p)| (*id, p.state.clone())).collect();
+        let changed: HashMap<u32, (PulseState, u8)> = snapshot
+            .panes
+            .iter()
+            .map(|(id, p)| (*id, (p.state.clone(), (p.level() * LEVEL_STEPS).round() as u8)))
+            .collect();
         let _ = stale.try_recv();
         let _ = publish.try_send(Arc::new(snapshot));
         if changed != states {

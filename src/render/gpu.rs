@@ -1,5 +1,5 @@
-//! The GPU: adapter choice, device, and the instanced-rectangle pipeline, with offscreen
-//! rendering for tests and screenshots.
+//! The GPU: adapter choice, device, and the instanced pipelines (rectangles, the pulse glow),
+//! with offscreen rendering for tests and screenshots.
 //!
 //! Adapter choice prefers hardware (discrete, then integrated, then virtual) and falls back to a
 //! software rasteriser (llvmpipe/lavapipe, WARP), which it reports so the app can say so once.
@@ -7,6 +7,7 @@
 
 use wgpu::util::DeviceExt;
 
+use super::glow::GlowInstance;
 use super::scene::RectInstance;
 use super::RenderError;
 use crate::term::Rgb;
@@ -77,18 +78,52 @@ pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
             .any(|n| name.contains(n))
 }
 
-/// Draws `RectInstance`s: one triangle strip per instance.
-pub struct RectPipeline {
+/// What an instanced pipeline draws: one quad per instance, laid out as `ATTRIBUTES` say, by a
+/// shader whose vertex stage reads a viewport-size uniform at group 0, binding 0.
+pub trait Instance: bytemuck::Pod {
+    const LABEL: &'static str;
+    const ATTRIBUTES: &'static [wgpu::VertexAttribute];
+    fn shader() -> wgpu::ShaderModuleDescriptor<'static>;
+}
+
+impl Instance for RectInstance {
+    const LABEL: &'static str = "rect";
+    const ATTRIBUTES: &'static [wgpu::VertexAttribute] =
+        &wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x2, 2 => Float32x4];
+    fn shader() -> wgpu::ShaderModuleDescriptor<'static> {
+        wgpu::include_wgsl!("../../shaders/rect.wgsl")
+    }
+}
+
+impl Instance for GlowInstance {
+    const LABEL: &'static str = "pulse glow";
+    const ATTRIBUTES: &'static [wgpu::VertexAttribute] = &wgpu::vertex_attr_array![
+        0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4
+    ];
+    fn shader() -> wgpu::ShaderModuleDescriptor<'static> {
+        wgpu::include_wgsl!("../../shaders/pulse.wgsl")
+    }
+}
+
+/// Cell backgrounds, cursors, dividers and the chrome's fills (shaders/rect.wgsl).
+pub type RectPipeline = Instanced<RectInstance>;
+/// The pulse overlay (shaders/pulse.wgsl).
+pub type GlowPipeline = Instanced<GlowInstance>;
+
+/// Draws instances of `T`: one triangle strip each, alpha-blended over what is there.
+pub struct Instanced<T: Instance> {
     pipeline: wgpu::RenderPipeline,
     viewport: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     instances: wgpu::Buffer,
     capacity: usize,
+    count: usize,
+    kind: std::marker::PhantomData<T>,
 }
 
-impl RectPipeline {
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> RectPipeline {
-        let module = device.create_shader_module(wgpu::include_wgsl!("../../shaders/rect.wgsl"));
+impl<T: Instance> Instanced<T> {
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Instanced<T> {
+        let module = device.create_shader_module(T::shader());
         let layout_entry = wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: wgpu::ShaderStages::VERTEX,
@@ -100,22 +135,21 @@ impl RectPipeline {
             count: None,
         };
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("rect viewport"),
+            label: Some(T::LABEL),
             entries: &[layout_entry],
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("rect"),
+            label: Some(T::LABEL),
             bind_group_layouts: &[Some(&bind_layout)],
             immediate_size: 0,
         });
-        let attributes = wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x2, 2 => Float32x4];
         let instance_layout = wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<RectInstance>() as wgpu::BufferAddress,
+            array_stride: std::mem::size_of::<T>() as wgpu::BufferAddress,
             step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &attributes,
+            attributes: T::ATTRIBUTES,
         };
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("rect"),
+            label: Some(T::LABEL),
             layout: Some(&layout),
             vertex: wgpu::VertexState {
                 module: &module,
@@ -143,18 +177,26 @@ impl RectPipeline {
             cache: None,
         });
         let viewport = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("rect viewport"),
+            label: Some(T::LABEL),
             contents: bytemuck::cast_slice(&[0f32; 4]),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("rect viewport"),
+            label: Some(T::LABEL),
             layout: &bind_layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: viewport.as_entire_binding() }],
         });
         let capacity = 256;
-        let instances = instance_buffer(device, capacity);
-        RectPipeline { pipeline, viewport, bind_group, instances, capacity }
+        let instances = instance_buffer::<T>(device, capacity);
+        Instanced {
+            pipeline,
+            viewport,
+            bind_group,
+            instances,
+            capacity,
+            count: 0,
+            kind: std::marker::PhantomData,
+        }
     }
 
     /// Upload the viewport size and the instances (growing the buffer when needed).
@@ -163,32 +205,34 @@ impl RectPipeline {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         size: (u32, u32),
-        rects: &[RectInstance],
+        instances: &[T],
     ) {
         let viewport = [size.0 as f32, size.1 as f32, 0.0, 0.0];
         queue.write_buffer(&self.viewport, 0, bytemuck::cast_slice(&viewport));
-        if rects.len() > self.capacity {
-            self.capacity = rects.len().next_power_of_two();
-            self.instances = instance_buffer(device, self.capacity);
+        if instances.len() > self.capacity {
+            self.capacity = instances.len().next_power_of_two();
+            self.instances = instance_buffer::<T>(device, self.capacity);
         }
-        queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(rects));
+        queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(instances));
+        self.count = instances.len();
     }
 
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, count: usize) {
-        if count == 0 {
+    /// Draw what was prepared last.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        if self.count == 0 {
             return;
         }
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_vertex_buffer(0, self.instances.slice(..));
-        pass.draw(0..4, 0..count as u32);
+        pass.draw(0..4, 0..self.count as u32);
     }
 }
 
-fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+fn instance_buffer<T: Instance>(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("rect instances"),
-        size: (capacity * std::mem::size_of::<RectInstance>()) as wgpu::BufferAddress,
+        label: Some(T::LABEL),
+        size: (capacity * std::mem::size_of::<T>()) as wgpu::BufferAddress,
         usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
@@ -242,7 +286,7 @@ pub fn render_rects(
 ) -> Result<Image, RenderError> {
     pipeline.prepare(&gpu.device, &gpu.queue, (width.max(1), height.max(1)), rects);
     render_offscreen(gpu, clear, (width, height), |pass| {
-        pipeline.draw(pass, rects.len());
+        pipeline.draw(pass);
         Ok(())
     })
 }

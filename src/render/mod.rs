@@ -1,9 +1,11 @@
 //! Drawing: the pure scene step (`scene`: cells → rectangles, testable without a GPU; `chrome`:
-//! the tab bar and title strips as one-row terminals) and the GPU side (`gpu`: adapter, device,
-//! the instanced-rectangle pipeline of shaders/rect.wgsl, offscreen rendering). Text (glyphon)
-//! and the window surface build on these.
+//! the tab bar and title strips as one-row terminals; `glow`: the pulse overlay's bands and how
+//! they move) and the GPU side (`gpu`: adapter, device, the instanced pipelines of
+//! shaders/rect.wgsl and shaders/pulse.wgsl, offscreen rendering). Text (glyphon) and the
+//! window surface build on these.
 
 pub mod chrome;
+pub mod glow;
 pub mod gpu;
 pub mod scene;
 pub mod text;

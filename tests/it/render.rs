@@ -9,8 +9,9 @@ use crate::images::{read_png, write_png};
 
 use paddock::mux::{Axis, Divider, Rect};
 use paddock::render::chrome::{self, Badge, Strip};
+use paddock::render::glow::{push_glow, GlowColors, GlowKind, GlowShape, GlowTarget, Glows};
 use paddock::render::gpu::{
-    render_offscreen, render_rects, Gpu, Image, RectPipeline, TARGET_FORMAT,
+    render_offscreen, render_rects, GlowPipeline, Gpu, Image, RectPipeline, TARGET_FORMAT,
 };
 use paddock::render::scene::{
     push_dividers, push_pane, CellSize, Colors, CursorStyle, PaneScene, RectInstance, Theme,
@@ -102,7 +103,7 @@ fn styled_text_renders_as_the_golden_image_and_reshapes_only_changed_rows() {
         let pane = PaneText::of(1, &scene, &theme);
         text.prepare(&gpu.device, &gpu.queue, size, &[&pane]).expect("prepare text");
         render_offscreen(&gpu, theme.background, size, |pass| {
-            pipeline.draw(pass, rects.len());
+            pipeline.draw(pass);
             text.render(pass)
         })
         .expect("render")
@@ -224,11 +225,122 @@ fn tabs_a_title_strip_a_selection_and_search_matches_render_as_the_golden_image(
     let refs: Vec<&PaneText> = texts.iter().collect();
     text.prepare(&gpu.device, &gpu.queue, size, &refs).expect("prepare text");
     let image = render_offscreen(&gpu, theme.background, size, |pass| {
-        pipeline.draw(pass, rects.len());
+        pipeline.draw(pass);
         text.render(pass)
     })
     .expect("render");
     expect_golden("window-parts", &image);
+}
+
+/// The pulse overlay in each state as the window draws it: a pane whose title strip carries the
+/// pulse badge and sparkline, its border and strip glowing in the state's color, as bright as
+/// the state asks (a needs-you pane at the top of its pulse).
+#[test]
+fn the_pulse_overlay_renders_each_state_as_its_golden_image() {
+    let gpu = gpu();
+    let theme = Theme::default();
+    let mut text = TextLayer::new(&gpu.device, &gpu.queue, TARGET_FORMAT, 16.0, Fonts::BundledOnly);
+    let cell = text.cell_size();
+    let (cols, rows) = (30, 5);
+    let size = ((cols as f32 * cell.width) as u32, (rows as f32 * cell.height) as u32);
+    let mut rect_pipeline = RectPipeline::new(&gpu.device, TARGET_FORMAT);
+    let mut glow_pipeline = GlowPipeline::new(&gpu.device, TARGET_FORMAT);
+    let spark = chrome::sparkline(&[0.1, 0.4, 0.9, 1.0, 0.7, 0.3, 0.8, 1.0], 0.05);
+    let colors = GlowColors::default();
+    // name, state, level, badge and its color, what the pane shows.
+    let states = [
+        (
+            "working",
+            GlowKind::Working,
+            1.0,
+            "working",
+            32,
+            "Compiling paddock v0.1.0\r\n   Building [====>   ] 41/97",
+        ),
+        ("quiet", GlowKind::Quiet, 0.0, "quiet", 34, "test result: ok. 116 passed\r\n$ "),
+        (
+            "needs-you",
+            GlowKind::NeedsYou,
+            0.0,
+            "NEEDS YOU: Do you want to",
+            31,
+            "Edit src/main.rs\r\nDo you want to proceed? [y/N] ",
+        ),
+        ("exited", GlowKind::Exited, 0.0, "exited", 37, "agent finished\r\n[exited 0]"),
+    ];
+    let mut edges = Vec::new();
+    for (name, kind, level, badge, badge_color, screen) in states {
+        let strip = Strip {
+            program: "claude",
+            title: None,
+            cwd: None,
+            right: None,
+            lock: None,
+            pulse: Some(Badge { text: badge, color: badge_color }),
+            spark: Some(&spark),
+        };
+        let strip = chrome::title_strip(&strip, cols);
+        let term = terminal(cols, rows - 1, screen);
+        let hidden = CursorStyle { shape: CursorShape::Block, thickness: 0.0 };
+        let scenes = [
+            PaneScene::screen(&strip, [0.0, 0.0], false),
+            PaneScene::screen(&term, [0.0, cell.height], false),
+        ];
+        let width = cols as f32 * cell.width;
+        let mut rects = vec![RectInstance::new(0.0, 0.0, width, cell.height, theme.strip)];
+        for scene in &scenes {
+            push_pane(scene, cell, &theme, hidden, &mut rects);
+        }
+        let now = std::time::Instant::now();
+        let mut glows = Glows::default();
+        glows.step(&[(1, GlowTarget { kind, level })], now);
+        let (shown, intensity) = glows.look(1, now).expect("a glow");
+        assert_eq!(shown, kind);
+        let mut bands = Vec::new();
+        let shape = GlowShape::for_cells(cell.height, cell.height);
+        let pane = [0.0, 0.0, width, rows as f32 * cell.height];
+        push_glow(pane, shape, colors.of(kind), intensity, &mut bands);
+        rect_pipeline.prepare(&gpu.device, &gpu.queue, size, &rects);
+        glow_pipeline.prepare(&gpu.device, &gpu.queue, size, &bands);
+        let texts: Vec<PaneText> =
+            scenes.iter().enumerate().map(|(i, s)| PaneText::of(i as u32, s, &theme)).collect();
+        let refs: Vec<&PaneText> = texts.iter().collect();
+        text.prepare(&gpu.device, &gpu.queue, size, &refs).expect("prepare text");
+        let image = render_offscreen(&gpu, theme.background, size, |pass| {
+            rect_pipeline.draw(pass);
+            glow_pipeline.draw(pass);
+            text.render(pass)
+        })
+        .expect("render");
+        expect_golden(&format!("pulse-{name}"), &image);
+        // What a person sees: the left edge, halfway down, in the state's color; a little
+        // further in, the pane's own background.
+        let y = size.1 / 2 + (cell.height / 2.0) as u32;
+        let edge = pixel(&image, 0, y);
+        let inside = pixel(&image, shape.reach as u32 + 1, y);
+        let background = theme.background;
+        assert_eq!(inside, [background.r, background.g, background.b], "{name}: the glow stops");
+        let hue = colors.of(kind);
+        let strongest = |c: [u8; 3]| (0..3).max_by_key(|&i| c[i]).expect("three");
+        if kind != GlowKind::Exited {
+            assert_eq!(strongest(edge), strongest([hue.r, hue.g, hue.b]), "{name}: {edge:?}");
+        }
+        let lift: u32 = (0..3)
+            .map(|i| u32::from(edge[i].abs_diff([background.r, background.g, background.b][i])))
+            .sum();
+        edges.push((name, lift));
+    }
+    // Brighter as it matters more: a waiting pane, then a busy one, then a quiet and a
+    // finished one.
+    let lift = |name: &str| edges.iter().find(|(n, _)| *n == name).expect("state").1;
+    assert!(lift("needs-you") > lift("working"), "{edges:?}");
+    assert!(lift("working") > lift("quiet"), "{edges:?}");
+    assert!(lift("quiet") > 0 && lift("exited") > 0, "{edges:?}");
+}
+
+fn pixel(image: &Image, x: u32, y: u32) -> [u8; 3] {
+    let at = ((y * image.width + x) * 4) as usize;
+    [image.rgba[at], image.rgba[at + 1], image.rgba[at + 2]]
 }
 
 /// The fallback fonts the goldens pin instead of the system's (see tests/data/fonts/README.md).
@@ -267,7 +379,7 @@ fn wide_characters_and_emoji_through_font_fallback_render_as_the_golden_image() 
     let pane = PaneText::of(1, &scene, &theme);
     text.prepare(&gpu.device, &gpu.queue, size, &[&pane]).expect("prepare text");
     let image = render_offscreen(&gpu, theme.background, size, |pass| {
-        pipeline.draw(pass, rects.len());
+        pipeline.draw(pass);
         text.render(pass)
     })
     .expect("render");

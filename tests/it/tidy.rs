@@ -112,6 +112,12 @@ const LAYERS: &[(&str, &[&str])] = &[
         "src/render/scene.rs",
         &["wgpu", "winit", "glyphon", "std::fs", "std::thread", "std::io", "crate::pty"],
     ),
+    // The pulse overlay's animation is tested with instants it is given: no GPU, no clock
+    // read behind the tests' back.
+    (
+        "src/render/glow.rs",
+        &["wgpu", "winit", "glyphon", "std::fs", "std::thread", "std::io", "Instant::now"],
+    ),
 ];
 
 #[test]

@@ -436,3 +436,61 @@ fn a_pane_that_needs_you_out_of_sight_is_announced_on_the_desktop() {
     let _ = bus.kill();
     let _ = bus.wait();
 }
+
+/// The pulse overlay as a person sees it: a pane whose agent asks a question glows red at its
+/// border; answering it (typing) turns the glow to another state's color; `pulse_glow: false`
+/// in the configuration takes the glow away without a restart.
+#[test]
+fn a_pane_that_needs_you_glows_red_until_answered_and_the_glow_can_be_turned_off() {
+    let x = Xvfb::start();
+    let runtime = runtime_dir("glow");
+    let dir = runtime.join("config/paddock");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    let path = dir.join("config.ron");
+    let config = |glow: bool| {
+        format!(
+            "(pulse_glow: {glow}, threads: [(name: \"asks\", command: [\"/bin/sh\", \"-c\", \
+             \"printf 'Do you want to proceed? [y/N] '; read answer; echo got-$answer; sleep 600\"])])"
+        )
+    };
+    std::fs::write(&path, config(true)).expect("write config");
+    let app = Windowed::start_with(&x, "glow", &[]);
+    let state = || {
+        let ls = run(Command::new(PADDOCK).args(["ls", "--json", "--socket", &app.socket]));
+        let ls: serde_json::Value = serde_json::from_str(&ls).expect("ls --json");
+        ls["instances"][0]["panes"][0]["pulse"]["state"].as_str().unwrap_or("").to_owned()
+    };
+    wait_for("the question to raise needs-you", || state() == "needs_you");
+
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/window-test");
+    std::fs::create_dir_all(&shots).expect("screenshot dir");
+    let shot = shots.join("glow.png");
+    // The pane's left edge, halfway down the window (the pane starts at the window's edge).
+    let edge = || {
+        run(x
+            .command("import")
+            .args(["-window", &app.window])
+            .arg(format!("PNG32:{}", shot.display())));
+        let image = crate::images::read_png(&shot).expect("read the screenshot");
+        pixel(&image, 0, image.height / 2)
+    };
+    let red = |[r, g, b]: [u8; 3]| r > g.max(b) + 60;
+    // The glow pulses: look until it is near its brightest.
+    wait_for("a red glow on the waiting pane's border", || red(edge()));
+    eprintln!("screenshot: {}", shot.display());
+
+    run(x.command("xdotool").args(["type", "--delay", "30", "y"]));
+    run(x.command("xdotool").args(["key", "Return"]));
+    wait_for("the answer to reach the program", || app.screen().contains("got-y"));
+    wait_for("needs-you to clear", || state() != "needs_you");
+    wait_for("the border to turn from red", || {
+        let [r, g, b] = edge();
+        g.max(b) > r
+    });
+
+    std::fs::write(&path, config(false)).expect("edit config");
+    let background = Theme::default().background;
+    let background = [background.r, background.g, background.b];
+    wait_for("no glow once pulse_glow is false", || edge() == background);
+    app.stop();
+}

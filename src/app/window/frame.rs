@@ -12,8 +12,11 @@ use std::time::{Duration, Instant};
 use crate::app::Workspace;
 use crate::input::Chord;
 use crate::mux::{PaneId, Rect};
-use crate::pulse::{PulseState, Reason};
+use crate::pulse::{PanePulse, PulseState, Reason};
 use crate::render::chrome;
+use crate::render::glow::{
+    push_glow, GlowColors, GlowInstance, GlowKind, GlowShape, GlowTarget, Glows,
+};
 use crate::render::scene::{
     push_dividers, push_pane, rgba, CellSize, CursorStyle, PaneScene, RectInstance, Theme,
 };
@@ -36,6 +39,8 @@ pub const FLASH: Duration = Duration::from_millis(120);
 /// What one frame draws.
 pub struct Frame<'a> {
     pub rects: Vec<RectInstance>,
+    /// The pulse overlay, drawn over the rectangles and under the text.
+    pub glows: Vec<GlowInstance>,
     pub texts: Vec<&'a PaneText>,
     /// When a flash or a held picture ends and another frame is due, if any.
     pub next: Option<Instant>,
@@ -60,6 +65,8 @@ pub struct FrameBuilder {
     bar: Option<PaneText>,
     strips: Vec<PaneText>,
     pub tab_spans: TabSpans,
+    /// How each shown pane's glow moves.
+    glows: Glows,
 }
 
 /// What the window knows besides the workspace.
@@ -74,6 +81,8 @@ pub struct FrameContext<'a> {
     pub software: bool,
     pub views: &'a HashMap<PaneId, PaneView>,
     pub flashes: &'a HashMap<PaneId, Instant>,
+    /// Whether pane borders glow with their pulse (the `pulse_glow` setting).
+    pub glow: bool,
     pub now: Instant,
 }
 
@@ -92,7 +101,8 @@ impl FrameBuilder {
         self.strips.clear();
         let Some(tab) = workspace.mux().active_tab() else {
             self.pictures.clear();
-            return Frame { rects, texts: self.bar.iter().collect(), next };
+            self.glows = Glows::default();
+            return Frame { rects, glows: Vec::new(), texts: self.bar.iter().collect(), next };
         };
         let area = Rect::new(0, 0, cx.grid.cols, cx.grid.lines);
         let (layout, dividers) = tab.layout(area);
@@ -101,6 +111,7 @@ impl FrameBuilder {
         let header = workspace.header_rows();
         let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
         let no_view = PaneView::default();
+        let mut glowing = Vec::new();
         for (pane, rect) in &layout {
             let Some(session) = workspace.session(*pane) else {
                 continue;
@@ -109,6 +120,10 @@ impl FrameBuilder {
             let view = cx.views.get(pane).unwrap_or(&no_view);
             let x = left + rect.col as f32 * cell.width;
             let strip_y = top + rect.row as f32 * cell.height;
+            if let Some(target) = workspace.pulse_of(*pane).filter(|_| cx.glow).map(glow_target) {
+                let size = [rect.cols as f32 * cell.width, rect.rows as f32 * cell.height];
+                glowing.push((pane.0, target, [x, strip_y, size[0], size[1]]));
+            }
             let origin = [x, strip_y + header as f32 * cell.height];
             let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
             if header > 0 {
@@ -150,14 +165,50 @@ impl FrameBuilder {
         }
         // Pictures of panes no longer shown.
         self.pictures.retain(|pane, _| layout.iter().any(|(p, _)| p == pane));
+        let glows = self.glow(&glowing, header as f32 * cell.height, cell, cx.now);
+        if let Some(at) = self.glows.next_frame(cx.now) {
+            soonest(at);
+        }
         let mut texts: Vec<&PaneText> = self.bar.iter().chain(&self.strips).collect();
         for (pane, _) in &layout {
             if let Some(picture) = self.pictures.get(pane) {
                 texts.push(&picture.text);
             }
         }
-        Frame { rects, texts, next }
+        Frame { rects, glows, texts, next }
     }
+
+    /// Step the shown panes' glows to `now` and lay out their bands.
+    fn glow(
+        &mut self,
+        panes: &[(u32, GlowTarget, [f32; 4])],
+        strip: f32,
+        cell: CellSize,
+        now: Instant,
+    ) -> Vec<GlowInstance> {
+        let targets: Vec<(u32, GlowTarget)> = panes.iter().map(|p| (p.0, p.1)).collect();
+        self.glows.step(&targets, now);
+        let shape = GlowShape::for_cells(cell.height, strip);
+        let colors = GlowColors::default();
+        let mut bands = Vec::new();
+        for &(pane, _, area) in panes {
+            if let Some((kind, intensity)) = self.glows.look(pane, now) {
+                push_glow(area, shape, colors.of(kind), intensity, &mut bands);
+            }
+        }
+        bands
+    }
+}
+
+/// What a pane's pulse asks of its glow.
+fn glow_target(pulse: PanePulse) -> GlowTarget {
+    let kind = match pulse.state {
+        PulseState::Working => GlowKind::Working,
+        PulseState::Quiet => GlowKind::Quiet,
+        PulseState::NeedsYou(_) => GlowKind::NeedsYou,
+        PulseState::Exited(_) => GlowKind::Exited,
+    };
+    GlowTarget { kind, level: pulse.level() }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -89,6 +89,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         config,
         notifier: notify::Notifier::default(),
         window_focused: true,
+        occluded: false,
     };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     if let Some(error) = app.error {
@@ -138,6 +139,8 @@ struct WindowApp {
     /// Which waiting panes were announced on the desktop.
     notifier: notify::Notifier,
     window_focused: bool,
+    /// Whether the window is hidden (minimized, or covered, where the system says so).
+    occluded: bool,
 }
 
 impl WindowApp {
@@ -222,14 +225,16 @@ impl WindowApp {
             software: surface.is_software(),
             views: &self.views,
             flashes: &self.flashes,
+            glow: self.config.pulse_glow,
             now,
         };
         let frame = self.frames.build(self.instance.workspace(), &cx);
         if let Err(e) = surface.draw(&frame) {
             eprintln!("paddock: cannot draw: {e}");
         }
-        // A flash to end or a held picture to release: wake up for it, not before.
-        match frame.next {
+        // A flash to end, a held picture to release or a glow to move: wake up for it, not
+        // before. A window nobody can see waits for the next event instead.
+        match frame.next.filter(|_| !self.occluded) {
             Some(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(at)),
             None => event_loop.set_control_flow(ControlFlow::Wait),
         }
@@ -415,6 +420,10 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                 self.redraw();
             }
             WindowEvent::Focused(focused) => self.report_focus(focused),
+            WindowEvent::Occluded(occluded) => {
+                self.occluded = occluded;
+                self.redraw();
+            }
             WindowEvent::CursorMoved { position, .. } => self.on_cursor_moved(position),
             WindowEvent::MouseInput { state, button, .. } => self.on_mouse_button(state, button),
             WindowEvent::MouseWheel { delta, .. } => self.on_wheel(delta),

@@ -1,5 +1,5 @@
 //! Desktop notifications: a pane that turns needs-you while out of sight (in another tab, or
-//! with the window unfocused) is announced once, through the desktop's notification service.
+//! with the window unfocused) is announced once, through the system's notifications.
 //! Which panes to announce is decided here, purely; sending is best effort (no service, no
 //! notification, never an error for the window).
 
@@ -46,25 +46,37 @@ impl Notifier {
     }
 }
 
-/// Show one notification, from a thread of its own (a D-Bus call may wait on a slow
-/// service; the window never does); failures (no notification service) are ignored.
+/// Show one notification, from a thread of its own (a D-Bus call or a helper program may wait
+/// on a slow service; the window never does); failures (no notification service) are ignored.
 pub fn send(title: &str, body: &str) {
-    #[cfg(all(unix, not(target_os = "macos")))]
-    {
-        let (title, body) = (title.to_owned(), body.to_owned());
-        let _ = std::thread::Builder::new().name("notify".into()).spawn(move || {
-            let _ = notify_rust::Notification::new()
-                .appname("paddock")
-                .summary(&title)
-                .body(&body)
-                .show();
-        });
-    }
-    #[cfg(not(all(unix, not(target_os = "macos"))))]
-    {
-        let _ = (title, body);
-    }
+    let (title, body) = (title.to_owned(), body.to_owned());
+    let _ = std::thread::Builder::new().name("notify".into()).spawn(move || show(&title, &body));
 }
+
+/// Linux and the BSDs: the freedesktop notification service on the session bus. Windows: a
+/// toast, through WinRT.
+#[cfg(any(windows, all(unix, not(target_os = "macos"))))]
+fn show(title: &str, body: &str) {
+    let _ = notify_rust::Notification::new().appname("paddock").summary(title).body(body).show();
+}
+
+/// macOS: Notification Center through osascript, which every Mac has (a native binding would
+/// need an Objective-C build and an app bundle for little more). Title and body travel as
+/// arguments, never spliced into the script, so no text can change what it does.
+#[cfg(target_os = "macos")]
+fn show(title: &str, body: &str) {
+    let _ = std::process::Command::new("/usr/bin/osascript")
+        .args(["-e", "on run argv", "-e"])
+        .arg("display notification (item 2 of argv) with title (item 1 of argv)")
+        .args(["-e", "end run", title, body])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+#[cfg(not(any(unix, windows)))]
+fn show(_: &str, _: &str) {}
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@ use winit::window::Window;
 
 use super::frame::{Frame, TAB_BAR_ROWS};
 use crate::config::Config;
-use crate::render::gpu::{begin_clear_pass, Gpu, RectPipeline};
+use crate::render::gpu::{begin_clear_pass, GlowPipeline, Gpu, RectPipeline};
 use crate::render::scene::{CellSize, Theme};
 use crate::render::text::{Fonts, TextLayer};
 use crate::render::RenderError;
@@ -19,6 +19,7 @@ pub struct Surface {
     config: wgpu::SurfaceConfiguration,
     gpu: Gpu,
     rects: RectPipeline,
+    glows: GlowPipeline,
     text: TextLayer,
     theme: Theme,
     /// Logical pixels between the window's edge and the panes.
@@ -97,6 +98,7 @@ impl Surface {
         };
         surface.configure(&gpu.device, &config);
         let rects = RectPipeline::new(&gpu.device, format);
+        let glows = GlowPipeline::new(&gpu.device, format);
         let scale = window.scale_factor() as f32;
         let text = TextLayer::new(
             &gpu.device,
@@ -105,8 +107,17 @@ impl Surface {
             look.font_size * scale,
             Fonts::BundledAndSystem,
         );
-        let mut surface =
-            Surface { window, surface, config, gpu, rects, text, theme: look.theme, padding: 0 };
+        let mut surface = Surface {
+            window,
+            surface,
+            config,
+            gpu,
+            rects,
+            glows,
+            text,
+            theme: look.theme,
+            padding: 0,
+        };
         surface.set_look(look);
         Ok(surface)
     }
@@ -182,8 +193,8 @@ impl Surface {
     pub fn draw(&mut self, frame: &Frame<'_>) -> Result<(), RenderError> {
         let resolution = (self.config.width, self.config.height);
         self.rects.prepare(&self.gpu.device, &self.gpu.queue, resolution, &frame.rects);
+        self.glows.prepare(&self.gpu.device, &self.gpu.queue, resolution, &frame.glows);
         self.text.prepare(&self.gpu.device, &self.gpu.queue, resolution, &frame.texts)?;
-        let rect_count = frame.rects.len();
         let target = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(target)
             | wgpu::CurrentSurfaceTexture::Suboptimal(target) => target,
@@ -198,7 +209,9 @@ impl Surface {
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = begin_clear_pass(&mut encoder, &view, self.theme.background);
-            self.rects.draw(&mut pass, rect_count);
+            // The glow goes over the cells and under the text, which stays crisp.
+            self.rects.draw(&mut pass);
+            self.glows.draw(&mut pass);
             self.text.render(&mut pass)?;
         }
         self.gpu.queue.submit([encoder.finish()]);
