@@ -19,10 +19,18 @@ fn one_row(cols: usize) -> Terminal {
     Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 })
 }
 
-/// The tab bar: each tab's number and name, the active one in inverse video, the others dim;
-/// `note` at the right end (the software-renderer notice). Also where each label is.
+/// One tab as the tab bar shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TabLabel {
+    pub name: String,
+    /// The SGR color of a dot before the label: its panes' pulse, taken together.
+    pub mark: Option<u8>,
+}
+
+/// The tab bar: each tab's mark, number and name, the active one in inverse video, the others
+/// dim; `note` at the right end (the software-renderer notice). Also where each tab is.
 pub fn tab_bar(
-    names: &[String],
+    tabs: &[TabLabel],
     active: Option<usize>,
     cols: usize,
     note: Option<&str>,
@@ -31,9 +39,14 @@ pub fn tab_bar(
     let mut text = String::from("\x1b[?25l\x1b[?7l");
     let mut spans = Vec::new();
     let mut col = 0;
-    for (index, name) in names.iter().enumerate() {
-        let label = format!(" {} {} ", index + 1, clean(name, 30));
-        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
+    for (index, tab) in tabs.iter().enumerate() {
+        let label = format!(" {} {} ", index + 1, clean(&tab.name, 30));
+        let mut width = unicode_width::UnicodeWidthStr::width(label.as_str());
+        if let Some(color) = tab.mark {
+            // Outside the label's inverse video, so its color reads the same on every tab.
+            text.push_str(&format!("\x1b[{color}m\u{25cf}\x1b[0m"));
+            width += 1;
+        }
         spans.push(col..col + width);
         col += width + 1;
         let look = if Some(index) == active { "\x1b[7m" } else { "\x1b[2m" };
@@ -134,11 +147,14 @@ mod tests {
 
     #[test]
     fn the_tab_bar_numbers_tabs_and_knows_where_each_is() {
-        let names = ["agent".to_owned(), "vim\x1b[31m".to_owned()];
-        let (bar, spans) = tab_bar(&names, Some(1), 40, Some("note"));
+        let tab = |name: &str, mark| TabLabel { name: name.to_owned(), mark };
+        let tabs = [tab("agent", None), tab("vim\x1b[31m", Some(31))];
+        let (bar, spans) = tab_bar(&tabs, Some(1), 40, Some("note"));
         let text = crate::term::row_text(&bar.rows()[0]);
-        assert_eq!(text, " 1 agent   2 vim[31m               note");
-        assert_eq!(spans, [0..9, 10..21]);
+        assert_eq!(text, " 1 agent  \u{25cf} 2 vim[31m              note");
+        assert_eq!(spans, [0..9, 10..22]);
+        // The mark starts the active tab's span, so a click on it picks the tab.
+        assert_eq!(bar.rows()[0].cells()[10].ch(), '\u{25cf}');
     }
 
     #[test]

@@ -133,6 +133,8 @@ mod properties {
     const PIECES: &[&str] = &[
         "SECRET", "SEC", "RET", "S", "x", " ", "\x1b[31m", "\x1b[0m", "\x1b]0;", "\x07", "\x1b\\",
         "\x1b", "m", "\r\n", "\x1bP", "\x00", "E", "T", "\x1b(B",
+        // Sequences whose final byte could start a value: it is not text.
+        "\x1b[2S", "\x1b[1R", "\x1bS",
     ];
 
     proptest! {

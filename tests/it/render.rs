@@ -173,8 +173,8 @@ fn tabs_a_title_strip_a_selection_and_search_matches_render_as_the_golden_image(
     let mut text = TextLayer::new(&gpu.device, &gpu.queue, TARGET_FORMAT, 16.0, Fonts::BundledOnly);
     let cell = text.cell_size();
     let cols = 36;
-    let names = ["agent".to_owned(), "build".to_owned()];
-    let (bar, spans) = chrome::tab_bar(&names, Some(1), cols, None);
+    let tab = |name: &str| chrome::TabLabel { name: name.to_owned(), mark: None };
+    let (bar, spans) = chrome::tab_bar(&[tab("agent"), tab("build")], Some(1), cols, None);
     assert_eq!(spans.len(), 2);
     let prompt = chrome::search_prompt("error", false);
     let lock = Some(Badge { text: "Locked", color: 32 });

@@ -6,6 +6,8 @@
 //!   start to exit (start-up, window, GPU setup, the whole file through PTY, parser and frames),
 //!   for 16 MiB of plain text and 16 MiB of dense truecolor cells, alternating, median of 3.
 //! - Idle: a window with 4 panes running idle shells, paddock's CPU over 10 s.
+//! - The pulse glow: a window whose pane asks a question (needs you: its border pulses),
+//!   paddock's CPU over 10 s of pulsing, beside the same window with `pulse_glow: false`.
 //!
 //! Alacritty comes from $ALACRITTY, else PATH (Debian: `apt-get install alacritty`, or
 //! `cargo install alacritty --root DIR` outside the repository).
@@ -91,7 +93,50 @@ pub fn run(root: &Path) -> Result<()> {
     let idle = idle_cpu(&paddock, &runtime)?;
     println!("\n### Idle: 4 panes with idle shells, 10 s\n");
     println!("paddock used {:.2}% of one core ({} ticks of CPU time in 10 s)", idle.0, idle.1);
+
+    println!("\n### A pane that needs you, 10 s of its pulsing border\n");
+    println!("| pulse_glow | paddock, % of one core |");
+    println!("| --- | ---: |");
+    for glow in [true, false] {
+        let (share, _) = glow_cpu(&paddock, &data.join(format!("glow-{glow}")), glow)?;
+        println!("| {glow} | {share:.2} |");
+    }
     Ok(())
+}
+
+/// paddock's CPU over 10 s while its one pane waits on a question (the first 10 s of its
+/// minute of pulsing), in % of one core.
+fn glow_cpu(paddock: &Path, runtime: &Path, glow: bool) -> Result<(f64, u64)> {
+    let config = runtime.join("config/paddock");
+    std::fs::create_dir_all(&config)?;
+    let question = "printf 'Do you want to proceed? [y/N] '; exec sleep 600";
+    std::fs::write(
+        config.join("config.ron"),
+        format!(
+            "(pulse_glow: {glow}, desktop_notifications: false, \
+             threads: [(name: \"asks\", command: [\"sh\", \"-c\", \"{question}\"])])"
+        ),
+    )?;
+    let mut child = x(paddock)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_CONFIG_HOME", runtime.join("config"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("cannot start paddock")?;
+    let mut socket = String::new();
+    BufReader::new(child.stdout.take().context("stdout")?).read_line(&mut socket)?;
+    let socket = socket.trim_end().to_owned();
+    std::thread::sleep(Duration::from_secs(2));
+    let ls = Command::new(paddock).args(["ls", "--json", "--socket", &socket]).output()?;
+    if !String::from_utf8_lossy(&ls.stdout).contains("\"needs_you\"") {
+        bail!("the pane does not need anyone: {}", String::from_utf8_lossy(&ls.stdout));
+    }
+    let before = cpu_ticks(child.id())?;
+    std::thread::sleep(Duration::from_secs(10));
+    let ticks = cpu_ticks(child.id())? - before;
+    let _ = Command::new(paddock).args(["ctl", "--socket", &socket, "stop"]).status();
+    let _ = child.wait();
+    Ok((ticks as f64 / 10.0, ticks))
 }
 
 fn x(program: &Path) -> Command {

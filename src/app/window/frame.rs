@@ -232,7 +232,7 @@ fn picture(
 /// The tab bar: each tab's thread name, else its focused pane's title, else its program.
 fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, TabSpans) {
     let mux = workspace.mux();
-    let names: Vec<String> = mux
+    let labels: Vec<chrome::TabLabel> = mux
         .tabs()
         .iter()
         .map(|tab| {
@@ -257,24 +257,34 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
             if let Some(level) = locks.iter().max_by_key(|level| severity(level)) {
                 name = format!("{name} [{level}]");
             }
-            // Needs-you wins: a tab that hides a waiting agent says so.
-            let waiting = tab.panes().iter().any(|pane| {
-                workspace
-                    .pulse_of(*pane)
-                    .is_some_and(|p| matches!(p.state, PulseState::NeedsYou(_)))
-            });
-            if waiting {
-                name = format!("\u{25cf} {name}");
-            }
             if tab.panes().iter().any(|pane| workspace.config_changed(*pane)) {
                 name = format!("{name} \u{b7} config changed");
             }
-            name
+            // The tab's panes taken together, needs-you first: a tab that hides a waiting
+            // agent says so.
+            let mark = tab
+                .panes()
+                .iter()
+                .filter_map(|pane| workspace.pulse_of(*pane))
+                .map(|pulse| pulse.state)
+                .max_by_key(urgency)
+                .map(|state| pulse_color(&state));
+            chrome::TabLabel { name, mark }
         })
         .collect();
     let active = mux.active_tab().and_then(|a| mux.tabs().iter().position(|t| t.id == a.id));
     let note = software.then_some("software renderer");
-    chrome::tab_bar(&names, active, cols, note)
+    chrome::tab_bar(&labels, active, cols, note)
+}
+
+/// Which pane state a tab's mark shows: the one that most wants a look.
+fn urgency(state: &PulseState) -> u8 {
+    match state {
+        PulseState::NeedsYou(_) => 3,
+        PulseState::Working => 2,
+        PulseState::Quiet => 1,
+        PulseState::Exited(_) => 0,
+    }
 }
 
 /// The SGR color of a pulse badge: working green, quiet blue, needs-you red, exited white.
