@@ -390,6 +390,14 @@ impl Masker {
             if raw[esc] == ESC && string_start(raw.get(esc + 1)) {
                 return None;
             }
+            // Most escape sequences follow text that starts no value, or another sequence
+            // (whose final byte, the `A` of a cursor move, is not text): nothing to look at.
+            let window = &raw[esc.saturating_sub(PREFIX - 1)..esc];
+            // One branch for the three bytes, not one each: which way it goes is hard to guess.
+            let near_start = window.iter().fold(false, |any, &b| any | self.starts[b as usize]);
+            if !near_start || ends_csi(raw, esc) {
+                continue;
+            }
             for k in 1..PREFIX.min(esc + 1) {
                 let before = &raw[esc - k..esc];
                 if !could_start(before) {
@@ -525,9 +533,38 @@ fn text_after(
     (len, false)
 }
 
+/// Whether the byte before `at` is the final byte of a CSI sequence that `raw` holds whole:
+/// part of the sequence, not text. Anything unusual in it (a control, a missing start) says
+/// no, which only means the bytes are looked at as if they were text.
+fn ends_csi(raw: &[u8], at: usize) -> bool {
+    let Some(last) = at.checked_sub(1) else {
+        return false;
+    };
+    if !(0x40..=0x7e).contains(&raw[last]) {
+        return false;
+    }
+    let mut start = last;
+    while start > 0 && (0x20..=0x3f).contains(&raw[start - 1]) {
+        start -= 1;
+    }
+    start >= 2 && raw[start - 1] == b'[' && raw[start - 2] == ESC
+}
+
 /// Where the text goes on after the escape sequences (and bells) starting at `at`: `None` when
 /// the read ends first or a string begins.
 fn skip_controls(raw: &[u8], mut at: usize) -> Option<usize> {
+    // Whole CSI sequences one after another (cursor moves, colors) are most of what is
+    // skipped; anything else, or a sequence cut short, is left to the general scanner.
+    while raw.get(at) == Some(&ESC) && raw.get(at + 1) == Some(&b'[') {
+        let mut end = at + 2;
+        while raw.get(end).is_some_and(|b| (0x20..=0x3f).contains(b)) {
+            end += 1;
+        }
+        match raw.get(end) {
+            Some(0x40..=0x7e) => at = end + 1,
+            _ => break,
+        }
+    }
     let mut state = Scan::Ground;
     loop {
         let byte = *raw.get(at)?;
