@@ -164,6 +164,16 @@ fn runtime_dir(name: &str) -> PathBuf {
     runtime
 }
 
+/// The runtime folder of the windowed test `name`, and the configuration file `Windowed` reads
+/// there (its folder made, the file not written).
+fn config_file(name: &str) -> (PathBuf, PathBuf) {
+    let runtime = runtime_dir(name);
+    let dir = runtime.join("config/paddock");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    let path = dir.join("config.ron");
+    (runtime, path)
+}
+
 /// A running windowed paddock with its control socket.
 struct Windowed {
     child: Child,
@@ -319,10 +329,7 @@ fn a_window_selects_copies_pastes_scrolls_back_and_searches() {
 #[test]
 fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
     let x = Xvfb::start();
-    let runtime = runtime_dir("config");
-    let dir = runtime.join("config/paddock");
-    std::fs::create_dir_all(&dir).expect("config dir");
-    let path = dir.join("config.ron");
+    let (runtime, path) = config_file("config");
     let work = runtime.join("work");
     std::fs::create_dir_all(&work).expect("work dir");
     let work = work.display().to_string();
@@ -406,17 +413,15 @@ fn a_pane_that_needs_you_out_of_sight_is_announced_on_the_desktop() {
         .read_line(&mut address)
         .expect("address");
     let address = address.trim().to_owned();
-    let runtime = runtime_dir("notify");
+    let (runtime, config) = config_file("notify");
     let heard = runtime.join("monitor.log");
     let mut monitor = Command::new("dbus-monitor")
         .args(["--address", &address, "interface='org.freedesktop.Notifications'"])
         .stdout(std::fs::File::create(&heard).expect("monitor log"))
         .spawn()
         .expect("dbus-monitor");
-    let config = runtime.join("config/paddock");
-    std::fs::create_dir_all(&config).expect("config dir");
     std::fs::write(
-        config.join("config.ron"),
+        &config,
         "(threads: [\n  (name: \"front\", command: [\"sleep\", \"60\"]),\n  \
          (name: \"back\", command: [\"/bin/sh\", \"-c\", \"sleep 2; printf 'done\\\\a'; sleep 60\"]),\n])",
     )
@@ -443,10 +448,7 @@ fn a_pane_that_needs_you_out_of_sight_is_announced_on_the_desktop() {
 #[test]
 fn a_pane_that_needs_you_glows_red_until_answered_and_the_glow_can_be_turned_off() {
     let x = Xvfb::start();
-    let runtime = runtime_dir("glow");
-    let dir = runtime.join("config/paddock");
-    std::fs::create_dir_all(&dir).expect("config dir");
-    let path = dir.join("config.ron");
+    let (_, path) = config_file("glow");
     let config = |glow: bool| {
         format!(
             "(pulse_glow: {glow}, threads: [(name: \"asks\", command: [\"/bin/sh\", \"-c\", \
