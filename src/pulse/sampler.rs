@@ -317,3 +317,48 @@ fn screen_rule(watch: &Watch) -> Option<String> {
         found.as_str().chars().filter(|c| !c.is_control()).take(60).collect::<String>()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::{TermConfig, TermSize};
+
+    fn watch(pane: u32, epoch: Instant) -> Watch {
+        Watch {
+            pane,
+            activity: Arc::new(Activity::new(epoch)),
+            pid: None,
+            limits: Thresholds { busy_cpu: 5.0, quiet_after: Duration::from_secs(5) },
+            rules: Vec::new(),
+            term: Arc::new(Mutex::new(Terminal::new(TermSize::new(10, 2), TermConfig::default()))),
+        }
+    }
+
+    #[test]
+    fn a_new_rate_applies_from_the_next_tick() {
+        let sampler = Sampler::start(Duration::from_secs(30), Arc::new(|| {})).expect("thread");
+        sampler.set_period(Duration::from_millis(10));
+        sampler.watch(watch(7, sampler.epoch()));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !sampler.latest().panes.contains_key(&7) {
+            assert!(Instant::now() < deadline, "no sample yet: the old 30 s period still holds");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn the_level_is_the_busier_of_cpu_and_output_and_stays_within_one() {
+        let pulse = |cpu_percent, out_bytes_per_s| PanePulse {
+            state: PulseState::Working,
+            cpu_percent,
+            out_bytes_per_s,
+            since: Duration::ZERO,
+            history: Vec::new(),
+        };
+        assert_eq!(pulse(0.0, 0.0).level(), 0.0);
+        assert_eq!(pulse(50.0, 0.0).level(), 0.5);
+        assert_eq!(pulse(10.0, HALF_LEVEL_OUTPUT).level(), 0.5);
+        assert_eq!(pulse(180.0, 0.0).level(), 1.0, "two busy cores read as full");
+        assert!(pulse(0.0, 1e9).level() <= 1.0);
+    }
+}
