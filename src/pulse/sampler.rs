@@ -16,6 +16,8 @@ use super::cpu::TreeCpu;
 use super::state::{Observation, Pulse, PulseState, Thresholds};
 use crate::term::Terminal;
 
+/// The shortest time between samples, whatever is asked (a zero period would spin).
+const MIN_PERIOD: Duration = Duration::from_millis(10);
 /// How far back the output rate looks (a rate over one tick jumps with every chunk).
 const RATE_WINDOW: Duration = Duration::from_secs(2);
 /// Seconds of history kept for the sparkline.
@@ -90,6 +92,7 @@ impl Sampler {
     /// Start sampling every `period`; `wake` is called after each snapshot whose states, or
     /// levels of activity (to an eighth), changed.
     pub fn start(period: Duration, wake: Arc<dyn Fn() + Send + Sync>) -> std::io::Result<Sampler> {
+        let period = period.max(MIN_PERIOD);
         let epoch = Instant::now();
         let (commands, receive) = crossbeam_channel::unbounded();
         let (publish, snapshots) = crossbeam_channel::bounded(1);
@@ -126,7 +129,7 @@ impl Sampler {
     /// Sample every `period` from the next tick on.
     pub fn set_period(&self, period: Duration) {
         if let Some(commands) = &self.commands {
-            let _ = commands.send(Command::Period(period));
+            let _ = commands.send(Command::Period(period.max(MIN_PERIOD)));
         }
     }
 

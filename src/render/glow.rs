@@ -41,6 +41,9 @@ pub struct GlowTarget {
     pub kind: GlowKind,
     /// How hard the pane works, 0 to 1.
     pub level: f32,
+    /// How long the pane has been in its state: a pane that has waited for an hour does not
+    /// start pulsing again when its tab is shown.
+    pub in_state: Duration,
 }
 
 impl GlowTarget {
@@ -90,9 +93,10 @@ impl GlowColors {
 /// How quickly a glow follows its target: 95% of the way in three of these.
 const EASE: Duration = Duration::from_millis(120);
 /// A pane that needs you brightens and dims once per this…
-pub const PULSE_PERIOD: Duration = Duration::from_millis(1600);
-/// …for this long after it started waiting; then it glows steadily (a pulse that goes on for
-/// hours costs power and stops being noticed).
+pub const PULSE_PERIOD: Duration = Duration::from_millis(1500);
+/// …for this long after it started waiting (40 periods, so the pulse ends at full brightness,
+/// where it stays); then it glows steadily (a pulse that goes on for hours costs power and
+/// stops being noticed).
 pub const PULSING_FOR: Duration = Duration::from_secs(60);
 /// The time between frames while a glow moves: 30 a second.
 pub const FRAME: Duration = Duration::from_micros(33_333);
@@ -150,16 +154,18 @@ pub struct Glows {
 impl Glows {
     /// Move each pane's glow toward what its pulse asks for now; panes not listed are
     /// forgotten. A pane seen for the first time (a new pane, or a tab just switched to) glows
-    /// at once as it should, without fading in.
+    /// at once as it should, without fading in, and a waiting one pulses only for what is
+    /// left of its first minute.
     pub fn step(&mut self, targets: &[(u32, GlowTarget)], now: Instant) {
         self.shown.retain(|pane, _| targets.iter().any(|(p, _)| p == pane));
         for &(pane, target) in targets {
             let goal = target.intensity();
+            let began = now.checked_sub(target.in_state).unwrap_or(now);
             let shown = self.shown.entry(pane).or_insert(Shown {
                 kind: target.kind,
                 intensity: goal,
                 target: goal,
-                since: now,
+                since: began,
                 at: now,
             });
             shown.intensity = shown.intensity_at(now);
@@ -167,7 +173,7 @@ impl Glows {
             shown.at = now;
             if shown.kind != target.kind {
                 shown.kind = target.kind;
-                shown.since = now;
+                shown.since = began;
             }
         }
     }

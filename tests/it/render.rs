@@ -293,7 +293,8 @@ fn the_pulse_overlay_renders_each_state_as_its_golden_image() {
         }
         let now = std::time::Instant::now();
         let mut glows = Glows::default();
-        glows.step(&[(1, GlowTarget { kind, level })], now);
+        let in_state = std::time::Duration::ZERO;
+        glows.step(&[(1, GlowTarget { kind, level, in_state })], now);
         let (shown, intensity) = glows.look(1, now).expect("a glow");
         assert_eq!(shown, kind);
         let mut bands = Vec::new();

@@ -208,7 +208,7 @@ fn glow_target(pulse: PanePulse) -> GlowTarget {
         PulseState::NeedsYou(_) => GlowKind::NeedsYou,
         PulseState::Exited(_) => GlowKind::Exited,
     };
-    GlowTarget { kind, level: pulse.level() }
+    GlowTarget { kind, level: pulse.level(), in_state: pulse.since }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -68,7 +68,8 @@ fn show(title: &str, body: &str) {
     let _ = std::process::Command::new("/usr/bin/osascript")
         .args(["-e", "on run argv", "-e"])
         .arg("display notification (item 2 of argv) with title (item 1 of argv)")
-        .args(["-e", "end run", title, body])
+        // `--`: a title that starts with `-` (a thread's name) is not an option.
+        .args(["-e", "end run", "--", title, body])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -7,7 +7,7 @@ fn at(start: Instant, ms: u64) -> Instant {
 }
 
 fn target(kind: GlowKind, level: f32) -> GlowTarget {
-    GlowTarget { kind, level }
+    GlowTarget { kind, level, in_state: Duration::ZERO }
 }
 
 #[test]
@@ -57,14 +57,39 @@ fn a_pane_that_needs_you_pulses_for_a_minute_then_glows_steadily() {
     glows.step(&[(1, target(GlowKind::NeedsYou, 0.0))], start);
     let look = |ms| glows.look(1, at(start, ms)).expect("shown").1;
     assert_eq!(look(0), 1.0, "full at once");
-    assert!((look(800) - 0.1).abs() < 1e-3, "dim half a period later: {}", look(800));
-    assert!((look(1600) - 1.0).abs() < 1e-3, "full again a period later: {}", look(1600));
-    assert_eq!(glows.next_frame(at(start, 800)), Some(at(start, 800) + FRAME));
+    assert!((look(750) - 0.1).abs() < 1e-3, "dim half a period later: {}", look(750));
+    assert!((look(1500) - 1.0).abs() < 1e-3, "full again a period later: {}", look(1500));
+    assert_eq!(glows.next_frame(at(start, 750)), Some(at(start, 750) + FRAME));
+    // It ends where it stays: at full brightness, without a jump.
+    assert!(look(59_990) > 0.99, "{}", look(59_990));
     // The pulse's last frame lands when it ends.
     let near_end = start + PULSING_FOR - Duration::from_millis(10);
     assert_eq!(glows.next_frame(near_end), Some(start + PULSING_FOR));
     assert_eq!(glows.look(1, start + PULSING_FOR), Some((GlowKind::NeedsYou, 1.0)));
     assert_eq!(glows.next_frame(start + PULSING_FOR), None, "steady after a minute");
+}
+
+#[test]
+fn a_pane_that_has_waited_long_does_not_pulse_again_when_shown() {
+    let start = Instant::now();
+    let mut glows = Glows::default();
+    let waited = |secs| GlowTarget {
+        kind: GlowKind::NeedsYou,
+        level: 0.0,
+        in_state: Duration::from_secs(secs),
+    };
+    // Its tab is shown an hour into its wait: a steady glow, no frames.
+    glows.step(&[(1, waited(3600))], start);
+    assert_eq!(glows.look(1, start), Some((GlowKind::NeedsYou, 1.0)));
+    assert_eq!(glows.next_frame(start), None);
+    // Ten seconds into its wait: it pulses for the fifty left.
+    let mut glows = Glows::default();
+    glows.step(&[(2, waited(10))], start);
+    assert_eq!(
+        glows.next_frame(start + Duration::from_secs(49)),
+        Some(start + Duration::from_secs(49) + FRAME)
+    );
+    assert_eq!(glows.next_frame(start + Duration::from_secs(50)), None);
 }
 
 #[test]
