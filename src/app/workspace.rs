@@ -372,6 +372,11 @@ impl Workspace {
         panes.first().copied()
     }
 
+    /// Every pane's pulse as the sampler last published it (`None`: no sampler).
+    pub fn pulses(&self) -> Option<Arc<crate::pulse::Snapshot>> {
+        self.sampler.as_ref().map(Sampler::latest)
+    }
+
     /// What `pane`'s program is doing now, as the sampler last saw it.
     pub fn pulse_of(&self, pane: PaneId) -> Option<crate::pulse::PanePulse> {
         self.panes.get(&pane)?.session.activity()?;
@@ -631,7 +636,7 @@ impl Workspace {
     /// This instance and its panes, as `paddock ls` shows them.
     pub fn describe(&mut self) -> InstanceInfo {
         let focused = self.mux.focused_pane();
-        let snapshot = self.sampler.as_ref().map(Sampler::latest);
+        let snapshot = self.pulses();
         let mut panes = Vec::new();
         for (tab_id, id) in self.mux.all_panes() {
             let tab = self.mux.tabs().iter().find(|t| t.id == tab_id);

@@ -14,7 +14,7 @@ use regex::Regex;
 use super::activity::Activity;
 use super::cpu::TreeCpu;
 use super::state::{Observation, Pulse, PulseState, Thresholds};
-use crate::term::Terminal;
+use crate::term::{row_text, Terminal};
 
 /// The shortest time between samples, whatever is asked (a zero period would spin).
 const MIN_PERIOD: Duration = Duration::from_millis(10);
@@ -300,21 +300,14 @@ fn screen_rule(watch: &Watch) -> Option<String> {
     if watch.rules.is_empty() {
         return None;
     }
-    let text = {
+    // The rows up to the cursor's, as text.
+    let near = {
         let term = watch.term.lock().unwrap_or_else(PoisonError::into_inner);
-        term.screen_text()
+        let rows = term.rows();
+        let end = (term.cursor().row + 1).min(rows.len());
+        let start = end.saturating_sub(RULE_ROWS);
+        rows[start..end].iter().map(row_text).collect::<Vec<_>>().join("\n")
     };
-    // The rows up to the cursor's (screen_text ends with a "cursor ROW COL" line).
-    let rows: Vec<&str> = text.lines().collect();
-    let cursor_row = rows
-        .last()
-        .and_then(|l| l.strip_prefix("cursor "))
-        .and_then(|l| l.split(' ').next())
-        .and_then(|r| r.parse::<usize>().ok())
-        .unwrap_or(rows.len().saturating_sub(1));
-    let end = (cursor_row + 1).min(rows.len().saturating_sub(1));
-    let start = end.saturating_sub(RULE_ROWS);
-    let near = rows[start..end].join("\n");
     // The text matched, as the reason says it.
     watch.rules.iter().find_map(|rule| rule.find(&near)).map(|found| {
         found.as_str().chars().filter(|c| !c.is_control()).take(60).collect::<String>()

@@ -120,14 +120,18 @@ impl FrameBuilder {
             let view = cx.views.get(pane).unwrap_or(&no_view);
             let x = left + rect.col as f32 * cell.width;
             let strip_y = top + rect.row as f32 * cell.height;
-            if let Some(target) = workspace.pulse_of(*pane).filter(|_| cx.glow).map(glow_target) {
+            // Read once: the strip and the glow show the same sample.
+            let pulse = workspace.pulse_of(*pane);
+            if let Some(target) = pulse.as_ref().filter(|_| cx.glow).map(glow_target) {
                 let size = [rect.cols as f32 * cell.width, rect.rows as f32 * cell.height];
                 glowing.push((pane.0, target, [x, strip_y, size[0], size[1]]));
             }
             let origin = [x, strip_y + header as f32 * cell.height];
             let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
             if header > 0 {
-                let strip = title_strip(workspace, *pane, &term, view, rect.cols, cx.restart_chord);
+                let chord = cx.restart_chord;
+                let strip =
+                    title_strip(workspace, *pane, pulse.as_ref(), &term, view, rect.cols, chord);
                 let background = if focused { cx.theme.focused_strip } else { cx.theme.strip };
                 let width = rect.cols as f32 * cell.width;
                 rects.push(RectInstance::new(x, strip_y, width, cell.height, background));
@@ -201,7 +205,7 @@ impl FrameBuilder {
 }
 
 /// What a pane's pulse asks of its glow.
-fn glow_target(pulse: PanePulse) -> GlowTarget {
+fn glow_target(pulse: &PanePulse) -> GlowTarget {
     let kind = match pulse.state {
         PulseState::Working => GlowKind::Working,
         PulseState::Quiet => GlowKind::Quiet,
@@ -311,6 +315,7 @@ fn severity(level: &str) -> u8 {
 fn title_strip(
     workspace: &Workspace,
     pane: PaneId,
+    pulse: Option<&PanePulse>,
     term: &Terminal,
     view: &PaneView,
     cols: usize,
@@ -353,9 +358,8 @@ fn title_strip(
             Enforcement::Refused(_) | Enforcement::Unlocked { .. } => 31,
         },
     });
-    let pulse = workspace.pulse_of(pane);
     // Short: the strip also holds the program, its title and the lock.
-    let pulse_text = pulse.as_ref().map(|p| match &p.state {
+    let pulse_text = pulse.map(|p| match &p.state {
         PulseState::NeedsYou(reason) => {
             let why = match reason {
                 Reason::Bell => "bell".to_owned(),
@@ -368,12 +372,11 @@ fn title_strip(
         state => state.name().to_owned(),
     });
     let pulse_badge = pulse
-        .as_ref()
         .zip(pulse_text.as_deref())
         .map(|(p, text)| chrome::Badge { text, color: pulse_color(&p.state) });
     // The last minute: CPU (a core is full height) or output (its own peak), whichever is
     // higher that second.
-    let spark = pulse.as_ref().filter(|p| !p.history.is_empty()).map(|p| {
+    let spark = pulse.filter(|p| !p.history.is_empty()).map(|p| {
         let out_peak = p.history.iter().map(|h| h.1).fold(1.0, f32::max);
         let levels: Vec<f32> =
             p.history.iter().map(|(cpu, out)| (cpu / 100.0).max(out / out_peak)).collect();

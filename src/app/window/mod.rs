@@ -290,6 +290,10 @@ impl WindowApp {
     /// Announce on the desktop each pane that has just turned needs-you out of sight.
     fn announce(&mut self) {
         let workspace = self.instance.workspace();
+        // A pane turns needs-you only in a new sample; most wake-ups are output between two.
+        if !workspace.pulses().is_some_and(|pulses| self.notifier.is_new(pulses)) {
+            return;
+        }
         let mux = workspace.mux();
         let shown: Vec<PaneId> = mux.active_tab().map(|t| t.panes()).unwrap_or_default();
         let panes: Vec<(PaneId, String, Option<crate::pulse::PanePulse>)> = mux

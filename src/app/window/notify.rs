@@ -4,8 +4,9 @@
 //! notification, never an error for the window).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
-use crate::pulse::{PulseState, Reason};
+use crate::pulse::{PulseState, Reason, Snapshot};
 
 /// One pane as the notifier sees it.
 pub struct Seen<'a> {
@@ -19,9 +20,20 @@ pub struct Seen<'a> {
 #[derive(Default)]
 pub struct Notifier {
     waiting: HashSet<u32>,
+    /// The sampler's snapshot last looked at.
+    looked_at: Option<Arc<Snapshot>>,
 }
 
 impl Notifier {
+    /// Whether `pulses` is a snapshot not looked at yet (remembered from now on).
+    pub fn is_new(&mut self, pulses: Arc<Snapshot>) -> bool {
+        if self.looked_at.as_ref().is_some_and(|seen| Arc::ptr_eq(seen, &pulses)) {
+            return false;
+        }
+        self.looked_at = Some(pulses);
+        true
+    }
+
     /// The announcements due now: (title, body) for each pane that has just turned needs-you
     /// and cannot be seen.
     pub fn due(&mut self, panes: &[Seen<'_>]) -> Vec<(String, String)> {
@@ -98,5 +110,14 @@ mod tests {
         assert!(notifier.due(&seen(false, Some(&working))).is_empty());
         // A wait in plain sight needs no notification.
         assert!(notifier.due(&seen(true, Some(&bell))).is_empty());
+    }
+
+    #[test]
+    fn each_snapshot_is_looked_at_once() {
+        let mut notifier = Notifier::default();
+        let first = Arc::new(Snapshot::default());
+        assert!(notifier.is_new(first.clone()));
+        assert!(!notifier.is_new(first));
+        assert!(notifier.is_new(Arc::new(Snapshot::default())), "a new sample, however alike");
     }
 }
