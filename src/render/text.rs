@@ -97,24 +97,7 @@ impl TextLayer {
         font_size: f32,
         fonts: Fonts,
     ) -> TextLayer {
-        let bundled = BUNDLED
-            .iter()
-            .map(|data| glyphon::fontdb::Source::Binary(std::sync::Arc::new(data.to_vec())));
-        let mut font_system = match fonts {
-            Fonts::BundledOnly => FontSystem::new_with_fonts(bundled),
-            Fonts::BundledWith(fallback) => {
-                FontSystem::new_with_fonts(bundled.chain(fallback.iter().map(|data| {
-                    glyphon::fontdb::Source::Binary(std::sync::Arc::new(data.to_vec()))
-                })))
-            }
-            Fonts::BundledAndSystem => {
-                let mut system = FontSystem::new();
-                for source in bundled {
-                    system.db_mut().load_font_source(source);
-                }
-                system
-            }
-        };
+        let mut font_system = font_system(fonts);
         let line_height = (font_size * 1.25).round();
         let metrics = Metrics::new(font_size, line_height);
         let width = advance_width(&mut font_system, metrics, FAMILY);
@@ -471,6 +454,33 @@ fn hash_spans(spans: &[Span]) -> u64 {
 }
 
 /// The advance of '0' in the primary face: the width of a cell.
+/// The font system for `fonts`. The pinned variants get a database holding exactly the given
+/// fonts and a fixed locale: cosmic-text's `FontSystem::new_with_fonts` would also load every font
+/// installed on the machine, and a system font (Droid Sans Fallback, Noto CJK) could then take
+/// over glyphs from the pinned ones and change the test images.
+pub fn font_system(fonts: Fonts) -> FontSystem {
+    let source = |data: &[u8]| glyphon::fontdb::Source::Binary(std::sync::Arc::new(data.to_vec()));
+    let pinned = |extra: &[&[u8]]| {
+        let mut db = glyphon::fontdb::Database::new();
+        for data in BUNDLED.iter().chain(extra) {
+            db.load_font_source(source(data));
+        }
+        db.set_monospace_family(FAMILY);
+        FontSystem::new_with_locale_and_db("en-US".to_owned(), db)
+    };
+    match fonts {
+        Fonts::BundledOnly => pinned(&[]),
+        Fonts::BundledWith(fallback) => pinned(fallback),
+        Fonts::BundledAndSystem => {
+            let mut system = FontSystem::new();
+            for data in BUNDLED {
+                system.db_mut().load_font_source(source(data));
+            }
+            system
+        }
+    }
+}
+
 fn advance_width(font_system: &mut FontSystem, metrics: Metrics, family: &str) -> f32 {
     let mut buffer = Buffer::new(font_system, metrics);
     let attrs = Attrs::new().family(Family::Name(family));

@@ -25,6 +25,39 @@ pub fn expect_file(path: &Path, actual: &str, context: &str) {
         );
     }
 }
+/// Whether this test may go on: it needs root (CI runs as root). Elsewhere it is skipped
+/// loudly, never silently: a line on the terminal past the harness's capture, and a line in
+/// target/tmp/skipped-tests.txt that `cargo xtask ci` prints at the end. In CI, missing root is
+/// a failure, not a skip.
+#[cfg(unix)]
+pub fn needs_root(test: &str, for_what: &str) -> bool {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    if unsafe { libc::geteuid() } == 0 {
+        return true;
+    }
+    let why = format!("{for_what} needs root");
+    assert!(std::env::var_os("CI").is_none(), "{test}: {why}, and CI runs as root");
+    skip(test, &why);
+    false
+}
+
+/// Say that `test` is skipped, and why, where a person will see it (see `needs_root`).
+pub fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    let line = format!("SKIPPED {test}: {why}\n");
+    // Straight to the file descriptor: eprintln! would be captured and hidden by the harness.
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    let list = Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped-tests.txt");
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&list)
+        .and_then(|mut file| file.write_all(line.as_bytes()));
+    if let Err(e) = appended {
+        let _ = writeln!(std::io::stderr(), "(cannot add it to {}: {e})", list.display());
+    }
+}
+
 mod generated;
 #[cfg(target_os = "linux")]
 mod headless;

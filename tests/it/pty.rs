@@ -56,7 +56,7 @@ fn spawn(argv: &[&str]) -> PaneSession {
 
 /// Wait (up to a generous bound, so a slow CI machine does not fail) for `done`.
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(60);
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(20));

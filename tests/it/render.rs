@@ -16,7 +16,7 @@ use paddock::render::gpu::{
 use paddock::render::scene::{
     push_dividers, push_pane, CellSize, Colors, CursorStyle, PaneScene, RectInstance, Theme,
 };
-use paddock::render::text::{Fonts, PaneText, TextLayer};
+use paddock::render::text::{font_system, Fonts, PaneText, TextLayer};
 use paddock::term::{Cell, CursorShape, TermConfig, TermSize, Terminal};
 use paddock::view::{PaneView, Point, Search, Selection, SelectionKind};
 
@@ -349,6 +349,39 @@ const FALLBACK_FONTS: &[&[u8]] = &[
     include_bytes!("../data/fonts/cjk-subset.ttf"),
     include_bytes!("../data/fonts/emoji-subset.ttf"),
 ];
+
+/// The test images see exactly the fonts they pin, whatever the machine has installed: a
+/// system font (Droid Sans Fallback, Noto CJK) would take over glyphs and change the images.
+/// The app's own font system still has the system's fonts for fallback.
+#[test]
+fn pinned_fonts_are_exactly_the_bundled_and_given_ones_never_the_systems() {
+    let families = |fonts: Fonts| {
+        let system = font_system(fonts);
+        let mut names: Vec<String> = system
+            .db()
+            .faces()
+            .map(|face| {
+                let family = face.families.first().map_or("?", |(name, _)| name.as_str());
+                format!("{family} {:?} {:?}", face.weight.0, face.style)
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let bundled = [
+        "JetBrains Mono 400 Italic",
+        "JetBrains Mono 400 Normal",
+        "JetBrains Mono 700 Italic",
+        "JetBrains Mono 700 Normal",
+    ];
+    assert_eq!(families(Fonts::BundledOnly), bundled);
+    let with_fallback = families(Fonts::BundledWith(FALLBACK_FONTS));
+    assert_eq!(with_fallback.len(), 6, "{with_fallback:?}");
+    assert!(bundled.iter().all(|b| with_fallback.iter().any(|f| f == b)), "{with_fallback:?}");
+    assert_eq!(font_system(Fonts::BundledOnly).locale(), "en-US");
+    // The app's: the bundled faces and then the system's (at least as many as pinned).
+    assert!(font_system(Fonts::BundledAndSystem).db().len() >= bundled.len());
+}
 
 /// Wide characters and emoji come from fallback fonts, each in two cells, in color where the font
 /// has color; a combining mark stays on its base; a wide character that does not fit at the end

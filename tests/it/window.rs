@@ -60,6 +60,28 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Screenshots of the whole screen into `shot` until one `shows` what is wanted, for as long as
+/// `wait_for` would wait (frames follow output asynchronously, and a busy machine draws late):
+/// whether one did, and the last screenshot.
+fn screenshot_until(
+    x: &Xvfb,
+    shot: &Path,
+    shows: impl Fn(&crate::images::Image) -> bool,
+) -> (bool, crate::images::Image) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        run(x.command("import").args(["-window", "root"]).arg(format!("PNG32:{}", shot.display())));
+        let image = crate::images::read_png(shot).expect("read the screenshot");
+        if shows(&image) {
+            return (true, image);
+        }
+        if Instant::now() >= deadline {
+            return (false, image);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 fn run(command: &mut Command) -> String {
     let out = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
     assert!(out.status.success(), "{command:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -96,19 +118,8 @@ fn a_window_shows_two_panes_and_takes_typing() {
     std::fs::create_dir_all(&shots).expect("screenshot dir");
     let shot = shots.join("two-panes.png");
     // Frames follow output asynchronously: look until the divider is on screen.
-    let mut last = None;
-    let found = (0..50).any(|_| {
-        run(x.command("import").args(["-window", "root"]).arg(format!("PNG32:{}", shot.display())));
-        let image = crate::images::read_png(&shot).expect("read the screenshot");
-        let ok = shows_split(&image);
-        last = Some(image);
-        if !ok {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        ok
-    });
+    let (found, image) = screenshot_until(&x, &shot, shows_split);
     eprintln!("screenshot: {}", shot.display());
-    let image = last.expect("a screenshot");
     assert!(distinct_colors(&image) >= 3, "the window is blank: {}", shot.display());
     assert!(found, "no divider between two panes in {}", shot.display());
     assert!(shows_active_tab(&image), "no active tab in the tab bar of {}", shot.display());
@@ -303,15 +314,9 @@ fn a_window_selects_copies_pastes_scrolls_back_and_searches() {
     let shot = shots.join("search.png");
     let theme = Theme::default();
     let colors = [theme.current_match, theme.search_match].map(|c| [c.r, c.g, c.b]);
-    let found = (0..50).any(|_| {
-        run(x.command("import").args(["-window", "root"]).arg(format!("PNG32:{}", shot.display())));
-        let image = crate::images::read_png(&shot).expect("read the screenshot");
+    let (found, _) = screenshot_until(&x, &shot, |image| {
         let count = |color| image.rgba.chunks(4).filter(|p| p[..3] == color).count();
-        let ok = colors.iter().all(|&c| count(c) >= 20);
-        if !ok {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        ok
+        colors.iter().all(|&c| count(c) >= 20)
     });
     eprintln!("screenshot: {}", shot.display());
     assert!(found, "no highlighted search matches in {}", shot.display());

@@ -49,6 +49,12 @@ const APT_PACKAGES: &[&str] = &[
     "gnome-keyring",
     "libsecret-tools",
     "keyutils",
+    // Fonts that would take over glyphs from the pinned fallback fonts if the golden images saw
+    // the system's (Droid Sans Fallback and Noto CJK for CJK, Noto Color Emoji for emoji): with
+    // them installed, every run shows that the render tests are hermetic.
+    "fonts-droid-fallback",
+    "fonts-noto-cjk",
+    "fonts-noto-color-emoji",
 ];
 
 fn main() -> Result<()> {
@@ -62,7 +68,8 @@ fn main() -> Result<()> {
         "bench-pulse" => pulse_bench::run(&workspace_root()),
         _ => {
             eprintln!("usage: cargo xtask <ci|bless|bench|bench-panes|bench-window|bench-pulse>");
-            eprintln!("  ci     install test prerequisites and run every check");
+            eprintln!("  ci [--busy N]  install test prerequisites and run every check (beside N");
+            eprintln!("                 busy loops: no test may depend on an idle machine)");
             eprintln!("  bless  rewrite expected test output files");
             eprintln!("  bench  run the parse benchmark and print the table with ratios");
             eprintln!("  bench-panes  headless panes beside tmux: cat throughput, memory");
@@ -73,14 +80,101 @@ fn main() -> Result<()> {
     }
 }
 
+/// `cargo xtask ci [--busy N]`: `--busy N` runs N busy loops (`yes > /dev/null`) beside every
+/// step, to show that no test depends on an idle machine.
 fn ci() -> Result<()> {
-    install_apt_packages(APT_PACKAGES)?;
-    step("format", cargo(&["fmt", "--all", "--", "--check"]))?;
-    step("clippy", cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
-    step("tests", cargo(&["test", "--workspace"]))?;
-    cross_checks()?;
+    let args: Vec<String> = std::env::args().skip(2).collect();
+    let busy = match args.as_slice() {
+        [] => 0,
+        [flag, n] if flag == "--busy" => n.parse().context("--busy takes a number of loops")?,
+        _ => bail!("usage: cargo xtask ci [--busy N]"),
+    };
+    let _loops = BusyLoops::start(busy)?;
+    let mut timings = Timings::default();
+    let result = ci_steps(&mut timings);
+    timings.print();
+    result?;
     println!("xtask ci: all checks passed");
     Ok(())
+}
+
+fn ci_steps(timings: &mut Timings) -> Result<()> {
+    timings.time("install", || install_apt_packages(APT_PACKAGES))?;
+    timings.time("format", || step("format", cargo(&["fmt", "--all", "--", "--check"])))?;
+    timings.time("clippy", || {
+        step("clippy", cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+    })?;
+    let skipped = target_dir().join("tmp/skipped-tests.txt");
+    let _ = std::fs::remove_file(&skipped);
+    let tested = timings.time("tests", || step("tests", cargo(&["test", "--workspace"])));
+    // Skips are said at the end, where they cannot scroll away (tests/it/main.rs `skip`).
+    if let Ok(list) = std::fs::read_to_string(&skipped) {
+        println!("xtask: !! SKIPPED TESTS ({}):", list.lines().count());
+        for line in list.lines() {
+            println!("xtask: !!   {line}");
+        }
+    }
+    tested?;
+    cross_checks(timings)
+}
+
+fn target_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// How long each step of `ci` took, printed at the end (also when a step failed).
+#[derive(Default)]
+struct Timings {
+    steps: Vec<(String, std::time::Duration)>,
+}
+
+impl Timings {
+    fn time<T>(&mut self, name: &str, run: impl FnOnce() -> Result<T>) -> Result<T> {
+        let started = std::time::Instant::now();
+        let result = run();
+        self.steps.push((name.to_owned(), started.elapsed()));
+        result
+    }
+
+    fn print(&self) {
+        println!("xtask: step times");
+        let total: std::time::Duration = self.steps.iter().map(|(_, took)| *took).sum();
+        for (name, took) in self.steps.iter().chain([&("total".to_owned(), total)]) {
+            let secs = took.as_secs();
+            println!("xtask:   {name:<36} {:>3}m {:02}s", secs / 60, secs % 60);
+        }
+    }
+}
+
+/// Busy loops that run while they are held (`ci --busy N`), ended when dropped.
+struct BusyLoops(Vec<std::process::Child>);
+
+impl BusyLoops {
+    fn start(count: usize) -> Result<BusyLoops> {
+        let mut loops = BusyLoops(Vec::new());
+        for _ in 0..count {
+            let child = Command::new("yes")
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .context("start a busy loop (yes > /dev/null)")?;
+            loops.0.push(child);
+        }
+        if count > 0 {
+            println!("xtask: {count} busy loops (yes > /dev/null) run beside every step");
+        }
+        Ok(loops)
+    }
+}
+
+impl Drop for BusyLoops {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 fn bless() -> Result<()> {
@@ -150,16 +244,21 @@ fn step(name: &str, mut command: Command) -> Result<()> {
 
 /// Type-check for the other platforms. Missing targets are added with rustup; when rustup cannot
 /// get them (offline, no rustup), say so loudly and skip only these checks.
-fn cross_checks() -> Result<()> {
+fn cross_checks(timings: &mut Timings) -> Result<()> {
     for target in CROSS_TARGETS {
-        if !target_installed(target) {
-            let added = Command::new("rustup").args(["target", "add", target]).status();
-            if !matches!(added, Ok(s) if s.success()) {
-                println!("xtask: !! WARNING: rustup could not add {target}; SKIPPING its check");
-                continue;
+        let name = format!("check {target}");
+        timings.time(&name, || {
+            if !target_installed(target) {
+                let added = Command::new("rustup").args(["target", "add", target]).status();
+                if !matches!(added, Ok(s) if s.success()) {
+                    println!(
+                        "xtask: !! WARNING: rustup could not add {target}; SKIPPING its check"
+                    );
+                    return Ok(());
+                }
             }
-        }
-        step(&format!("check {target}"), cargo(&["check", "--workspace", "--target", target]))?;
+            step(&name, cargo(&["check", "--workspace", "--target", target]))
+        })?;
     }
     Ok(())
 }
@@ -172,29 +271,53 @@ fn target_installed(target: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Install Debian packages that are missing (CI runs as root on a fresh machine).
+/// Install Debian packages that are missing (CI runs as root on a fresh machine). Where they
+/// cannot be installed (not root, no apt-get), name the missing ones and the one command that
+/// installs them, instead of failing deep inside a test.
 fn install_apt_packages(packages: &[&str]) -> Result<()> {
     let missing: Vec<&str> = packages
         .iter()
         .copied()
         .filter(|p| {
-            !Command::new("dpkg").args(["-s", p]).output().is_ok_and(|o| o.status.success())
+            !Command::new("dpkg-query")
+                .args(["-W", "-f=${Status}", p])
+                .output()
+                .is_ok_and(|o| o.status.success() && o.stdout.ends_with(b" installed"))
         })
         .collect();
     if missing.is_empty() {
         return Ok(());
     }
-    step("apt-get update", {
-        let mut c = Command::new("apt-get");
-        c.arg("update");
-        c
-    })?;
-    step("apt-get install", {
-        let mut c = Command::new("apt-get");
-        c.args(["install", "-y", "--no-install-recommends"]).args(&missing);
-        c.env("DEBIAN_FRONTEND", "noninteractive");
-        c
-    })
+    let install = format!("apt-get install -y --no-install-recommends {}", missing.join(" "));
+    let cannot = |why: &str| {
+        anyhow::anyhow!(
+            "the tests need {} Debian package(s) that are not installed: {}\n\
+             xtask: {why}; install them with:\n\n    sudo {install}\n\n\
+             then run `cargo xtask ci` again",
+            missing.len(),
+            missing.join(" ")
+        )
+    };
+    if !is_root() {
+        bail!(cannot("not root, so xtask cannot install them itself"));
+    }
+    let mut update = Command::new("apt-get");
+    update.arg("update");
+    let mut command = Command::new("apt-get");
+    command.args(["install", "-y", "--no-install-recommends"]).args(&missing);
+    command.env("DEBIAN_FRONTEND", "noninteractive");
+    if step("apt-get update", update).is_err() || step("apt-get install", command).is_err() {
+        bail!(cannot("apt-get could not install them"));
+    }
+    Ok(())
+}
+
+/// Whether this process runs as root (`id -u` is 0), without a libc dependency in xtask.
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
 }
 
 fn workspace_root() -> std::path::PathBuf {

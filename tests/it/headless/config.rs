@@ -115,7 +115,7 @@ fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
     assert!(!marker.exists(), "neither refused program ran");
 
     let open = runtime.dir.join("open");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !open.exists() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

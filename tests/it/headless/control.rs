@@ -168,17 +168,22 @@ fn the_socket_is_private() {
 
 #[test]
 fn another_user_is_refused() {
-    // SAFETY: getuid cannot fail.
-    if unsafe { libc::getuid() } != 0 {
-        eprintln!("SKIPPED another_user_is_refused: switching users needs root (CI runs as root)");
+    if !crate::needs_root("another_user_is_refused", "switching to another user") {
         return;
     }
-    let runtime = Runtime::new();
+    let runtime = Runtime::reachable_by_other_users();
     let instance = runtime.start(&["-e", "sleep", "1000"]);
     // Open the way on purpose (as a careless chmod would), so only the uid check stands.
     for dir in [runtime.dir.as_path(), instance.socket.parent().expect("dir")] {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711)).expect("chmod");
     }
+    // The other user runs its own copy of paddock: the one cargo built lies in the clone, which
+    // another user may not reach (a clone under a 0700 home folder).
+    let bin = runtime.dir.join("bin");
+    std::fs::create_dir(&bin).expect("mkdir bin");
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let paddock = bin.join("paddock");
+    std::fs::copy(super::PADDOCK, &paddock).expect("copy paddock where nobody can run it");
     std::fs::set_permissions(&instance.socket, std::fs::Permissions::from_mode(0o666))
         .expect("chmod");
     use std::os::unix::process::CommandExt;
@@ -199,7 +204,7 @@ fn another_user_is_refused() {
     assert!(reply["error"]["message"].as_str().unwrap_or("").contains("uid 65534 may not"));
     assert!(reply.get("instance").is_none(), "nothing about the panes leaks: {reply}");
     // And paddock's own client will not talk to a socket another user listens on.
-    let out = std::process::Command::new(super::PADDOCK)
+    let out = std::process::Command::new(&paddock)
         .args(["ls", "--socket"])
         .arg(&instance.socket)
         .uid(65534)

@@ -23,9 +23,20 @@ pub struct Runtime {
 
 impl Runtime {
     pub fn new() -> Runtime {
+        Runtime::under(&std::env::temp_dir())
+    }
+
+    /// A runtime directory that other users can reach once a test opens it up: under /tmp,
+    /// whatever TMPDIR says (a private TMPDIR, like a clone in a 0700 folder, is out of their
+    /// reach).
+    pub fn reachable_by_other_users() -> Runtime {
+        Runtime::under(Path::new("/tmp"))
+    }
+
+    fn under(parent: &Path) -> Runtime {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("pdk-it-{}-{n}", std::process::id()));
+        let dir = parent.join(format!("pdk-it-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create runtime dir");
         Runtime { dir }

@@ -38,21 +38,34 @@ fn start(runtime: &Runtime, threads: &[(&str, &str)]) -> Instance {
 #[test]
 fn output_is_working_at_its_rate_and_silence_is_quiet() {
     let runtime = Runtime::new();
-    // 40 KB/s: 4 KB every 100 ms, for 30 s.
-    let writer = "exec /usr/bin/python3 -c \"import sys, time\nfor i in range(300):\n    sys.stdout.write(('x' * 79 + '\\n') * 50)\n    sys.stdout.flush()\n    time.sleep(0.1)\"";
-    let instance = start(&runtime, &[("writer", writer), ("sleeper", "exec sleep 30")]);
-    let pulse = pulse_when(&instance, 1, |p| {
+    // About 40 KB/s: 4000 bytes (no newlines, so the terminal adds none) every 100 ms, for a minute.
+    // The writer logs when each chunk went out: on a busy machine its sleeps stretch, so the
+    // rate to compare with is the one it really achieved, measured in the same run.
+    let log = runtime.dir.join("writer.log");
+    let writer = format!(
+        "exec /usr/bin/python3 -c \"import sys, time\nlog = open('{log}', 'w', buffering=1)\nfor i in range(600):\n    sys.stdout.write('x' * 4000)\n    sys.stdout.flush()\n    log.write('%f %d\\n' % (time.monotonic(), (i + 1) * 4000))\n    time.sleep(0.1)\"",
+        log = log.display()
+    );
+    let instance = start(&runtime, &[("writer", &writer), ("sleeper", "exec sleep 30")]);
+    pulse_when(&instance, 1, |p| {
         p["state"] == "working" && p["out_bytes_per_s"].as_f64().is_some_and(|r| r > 1000.0)
     });
-    // Let the rate window fill, then compare with the true rate (4050 bytes per 100 ms, the
-    // terminal turning each \n into one byte as written; sleeps make it a little slower).
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    let rate = instance.pane(1)["pulse"]["out_bytes_per_s"].as_f64().unwrap_or(0.0);
-    let true_rate = 4000.0 * 10.0;
-    assert!(
-        (rate - true_rate).abs() / true_rate < 0.10,
-        "output rate {rate:.0} B/s, true rate about {true_rate} B/s ({pulse})"
-    );
+    // The pulse's rate (over its last 2 s) within 15% of the writer's own over its last 2 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(45);
+    let mut seen = Vec::new();
+    loop {
+        let rate = instance.pane(1)["pulse"]["out_bytes_per_s"].as_f64().unwrap_or(0.0);
+        let true_rate = achieved_rate(&log, 2.0);
+        if true_rate > 0.0 && (rate - true_rate).abs() / true_rate < 0.15 {
+            break;
+        }
+        seen.push(format!("{rate:.0} vs {true_rate:.0}"));
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the pulse's rate never came within 15% of the writer's (B/s): {seen:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
     let quiet = pulse_when(&instance, 2, state_is("quiet"));
     assert!(quiet["since_s"].as_f64().is_some(), "{quiet}");
     let table = text(&instance.run(&["ls"]).stdout);
@@ -60,6 +73,25 @@ fn output_is_working_at_its_rate_and_silence_is_quiet() {
         table.contains("PULSE") && table.contains("quiet") && table.contains("working"),
         "{table}"
     );
+}
+
+/// Bytes per second the writer achieved over the last `window` seconds of its log.
+fn achieved_rate(log: &std::path::Path, window: f64) -> f64 {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let points: Vec<(f64, f64)> = text
+        .lines()
+        .filter_map(|line| {
+            let (at, total) = line.split_once(' ')?;
+            Some((at.parse().ok()?, total.parse().ok()?))
+        })
+        .collect();
+    let Some(&(last_at, last_total)) = points.last() else { return 0.0 };
+    match points.iter().find(|(at, _)| last_at - at <= window) {
+        Some(&(first_at, first_total)) if last_at > first_at => {
+            (last_total - first_total) / (last_at - first_at)
+        }
+        _ => 0.0,
+    }
 }
 
 /// A bell and a desktop notification raise needs-you with their reason; typing clears it.
@@ -95,9 +127,13 @@ fn cpu_without_output_is_working_even_in_short_children() {
             ("short", &format!("while :; do /bin/sh -c '{busy_child}'; done")),
         ],
     );
-    let spin = pulse_when(&instance, 1, |p| p["cpu_percent"].as_f64().is_some_and(|c| c > 50.0));
+    // On a busy machine a busy loop gets less than a core: what counts is that its CPU is seen
+    // (tens of percent, not the near zero of a waiting shell) and that it reads as working.
+    let busy = |p: &Value| p["cpu_percent"].as_f64().is_some_and(|c| c > 10.0);
+    let spin = pulse_when(&instance, 1, busy);
     assert_eq!(spin["state"], "working", "{spin}");
-    let short = pulse_when(&instance, 2, |p| p["cpu_percent"].as_f64().is_some_and(|c| c > 30.0));
+    assert_eq!(spin["out_bytes_per_s"], 0.0, "working without output: {spin}");
+    let short = pulse_when(&instance, 2, busy);
     assert_eq!(short["state"], "working", "{short}");
 }
 
