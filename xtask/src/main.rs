@@ -57,7 +57,15 @@ const APT_PACKAGES: &[&str] = &[
     "fonts-noto-color-emoji",
 ];
 
-fn main() -> Result<()> {
+fn main() {
+    // The error alone, without anyhow's backtrace: what failed and what to do is in the message.
+    if let Err(e) = run_task() {
+        eprintln!("xtask: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run_task() -> Result<()> {
     let task = std::env::args().nth(1).unwrap_or_default();
     match task.as_str() {
         "ci" => ci(),
@@ -92,7 +100,10 @@ fn ci() -> Result<()> {
     let _loops = BusyLoops::start(busy)?;
     let mut timings = Timings::default();
     let result = ci_steps(&mut timings);
-    timings.print();
+    // Nothing to time when the prerequisites stopped it before any check ran.
+    if timings.steps.len() > 1 {
+        timings.print();
+    }
     result?;
     println!("xtask ci: all checks passed");
     Ok(())
