@@ -126,6 +126,10 @@ pub enum SandboxVerb {
         /// The network: off (only unix sockets, and a private localhost) or on.
         #[arg(long, value_enum, default_value_t = Net::Off)]
         net: Net,
+        /// An environment variable it gets besides TERM, COLORTERM, LANG, LC_*, PATH, HOME,
+        /// USER, LOGNAME, SHELL, TZ and PADDOCK_* (repeatable); no other passes.
+        #[arg(long = "env-pass", value_name = "NAME")]
+        env_pass: Vec<String>,
         /// The command and its arguments, after `--`.
         #[arg(last = true, required = true, value_name = "CMD")]
         command: Vec<String>,

@@ -1,6 +1,7 @@
 //! `paddock sandbox run|probe`: one command under a lock in this terminal, and what this system
 //! can enforce.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,7 +11,7 @@ use paddock::sandbox::{self, Enforcement, Policy};
 
 pub fn run(verb: SandboxVerb) -> ExitCode {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock"));
-    let isolation = sandbox::host(exe);
+    let isolation = sandbox::host(exe.clone());
     match verb {
         SandboxVerb::Probe => {
             let probe = isolation.probe();
@@ -32,7 +33,7 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
                 }
             }
         }
-        SandboxVerb::Run { write, read, protect, socket, net, command } => {
+        SandboxVerb::Run { write, read, protect, socket, net, env_pass, command } => {
             let absolute = |paths: Vec<PathBuf>| -> Vec<PathBuf> {
                 paths.into_iter().map(|p| std::path::absolute(&p).unwrap_or(p)).collect()
             };
@@ -44,7 +45,7 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
                 sockets: absolute(socket),
                 allow_broad_write: false,
             };
-            let policy = Policy::from_lock(&lock, &sandbox::guarded_folders());
+            let policy = Policy::from_lock(&lock, &sandbox::guarded_paths(None, &exe));
             let launch = isolation.wrap(&policy, &command);
             let Some(argv) = launch.argv else {
                 eprintln!("paddock sandbox: {}; the command did not run", launch.enforcement);
@@ -53,28 +54,38 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
             if let Enforcement::Degraded(_) = &launch.enforcement {
                 eprintln!("paddock sandbox: {}", launch.enforcement);
             }
-            exec(argv)
+            // Built, not inherited, as in a locked pane.
+            let env = sandbox::env::build(std::env::vars_os(), &env_pass);
+            exec(argv, env.vars)
         }
     }
 }
 
-/// Become the launcher (the same process: nothing else runs in it yet).
-fn exec(argv: Vec<String>) -> ExitCode {
+/// Become the launcher (the same process: nothing else runs in it yet) with only `env`.
+fn exec(argv: Vec<String>, env: Vec<(OsString, OsString)>) -> ExitCode {
     #[cfg(target_os = "linux")]
     {
-        let args = argv.into_iter().skip(2).map(std::ffi::OsString::from).collect();
+        // Single-threaded here, so changing the environment races with nobody.
+        let keep: Vec<&OsString> = env.iter().map(|(key, _)| key).collect();
+        for (key, _) in std::env::vars_os() {
+            if !keep.contains(&&key) {
+                std::env::remove_var(key);
+            }
+        }
+        let args = argv.into_iter().skip(2).map(OsString::from).collect();
         paddock::sandbox::linux::launch::main(args)
     }
     #[cfg(all(unix, not(target_os = "linux")))]
     {
         use std::os::unix::process::CommandExt;
-        let error = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+        let error =
+            std::process::Command::new(&argv[0]).args(&argv[1..]).env_clear().envs(env).exec();
         eprintln!("paddock sandbox: cannot run {}: {error}; the command did not run", argv[0]);
         ExitCode::from(125)
     }
     #[cfg(not(unix))]
     {
-        let _ = argv;
+        let _ = (argv, env);
         eprintln!("paddock sandbox: this platform cannot lock commands yet");
         ExitCode::from(125)
     }

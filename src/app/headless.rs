@@ -77,11 +77,13 @@ impl Instance {
         if let Some(problems) = &options.config_problems {
             eprintln!("paddock: the configuration has problems; using the defaults:\n{problems}");
         }
+        let launcher = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock"));
         let workspace_options = WorkspaceOptions {
             area: options.size,
             scrollback_lines: options.config.scrollback_lines,
             default_command: vec![user_shell()],
-            launcher: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock")),
+            guarded: crate::sandbox::guarded_paths(options.config_path.as_deref(), &launcher),
+            launcher,
             socket,
             pulse_rate: options.config.pulse_rate,
         };

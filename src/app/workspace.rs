@@ -34,6 +34,8 @@ pub struct WorkspaceOptions {
     pub socket: PathBuf,
     /// The paddock binary, whose launcher applies a locked thread's lock.
     pub launcher: PathBuf,
+    /// paddock's own files and folders, which every lock protects (`sandbox::guarded_paths`).
+    pub guarded: Vec<PathBuf>,
     /// Pulse samples per second.
     pub pulse_rate: u32,
 }
@@ -47,6 +49,9 @@ struct Pane {
     thread: Option<ThreadSpec>,
     /// What its lock enforces.
     lock: Enforcement,
+    /// The names of paddock's environment variables its locked program got (`None`: not
+    /// locked, so it got all of them).
+    env_passed: Option<Vec<String>>,
     /// The secrets its program was given.
     secrets: Option<PaneSecrets>,
 }
@@ -270,6 +275,7 @@ impl Workspace {
             size,
             thread: None,
             lock: Enforcement::Unlocked { chosen: false },
+            env_passed: None,
             secrets: None,
         };
         self.panes.insert(pane, entry);
@@ -350,6 +356,7 @@ impl Workspace {
             size,
             thread: Some(spec.clone()),
             lock: Enforcement::Unlocked { chosen: false },
+            env_passed: None,
             secrets: None,
         };
         self.panes.insert(pane, entry);
@@ -412,6 +419,10 @@ impl Workspace {
             None => Granted::default(),
         };
         let Granted { env: secret_env, names: secret_names, notice } = granted;
+        // A locked program's environment is built from an allow-list (`sandbox::env`).
+        let env_pass = thread.map(|t| t.env_pass.as_slice()).unwrap_or_default();
+        let inherited = crate::sandbox::env::build(std::env::vars_os(), env_pass);
+        let env_names = inherited.names.clone();
         let spec = SpawnSpec {
             argv: launch.command.clone(),
             cwd: launch.cwd.clone(),
@@ -421,8 +432,9 @@ impl Workspace {
             scrollback_lines: self.options.scrollback_lines,
             lock: match thread {
                 Some(ThreadSpec { lock: Some(lock), .. }) => PaneLock::Locked(Locked {
-                    policy: Policy::from_lock(lock, &crate::sandbox::guarded_folders()),
+                    policy: Policy::from_lock(lock, &self.options.guarded),
                     launcher: self.options.launcher.clone(),
+                    inherited_env: inherited.vars,
                 }),
                 Some(ThreadSpec { unlocked: true, .. }) => PaneLock::Unlocked,
                 _ => PaneLock::None,
@@ -461,7 +473,10 @@ impl Workspace {
             counts: session.mask_counts(),
             state: self.vault.as_ref().map(|v| v.state().to_owned()).unwrap_or_default(),
         });
-        self.panes.insert(pane, Pane { session, command, cwd, size, thread, lock, secrets });
+        let ran_locked = matches!(lock, Enforcement::Locked { .. } | Enforcement::Degraded(_));
+        let env_passed = ran_locked.then_some(env_names);
+        let entry = Pane { session, command, cwd, size, thread, lock, env_passed, secrets };
+        self.panes.insert(pane, entry);
         Ok(())
     }
 
@@ -676,6 +691,7 @@ impl Workspace {
                 lock: Some(LockInfo {
                     level: pane.lock.level().into(),
                     detail: pane.lock.detail(),
+                    env_passed: pane.env_passed.clone(),
                 }),
                 secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
                 pulse: pulse::info(snapshot.as_deref(), id.0, pane_status),

@@ -70,6 +70,9 @@ pub struct ThreadSpec {
     pub command: Vec<String>,
     pub cwd: Option<PathBuf>,
     pub env: Vec<(String, String)>,
+    /// Names of paddock's own environment variables a locked thread gets besides the ones every
+    /// lock passes (`sandbox::env`); an unlocked thread gets all of them anyway.
+    pub env_pass: Vec<String>,
     pub place: Placement,
     pub lock: Option<LockPolicy>,
     /// The config says, in so many words, that this thread runs without a lock.

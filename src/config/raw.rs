@@ -48,6 +48,7 @@ pub struct RawThread {
     pub command: Option<Vec<String>>,
     pub cwd: Option<String>,
     pub env: Option<BTreeMap<String, String>>,
+    pub env_pass: Option<Vec<String>>,
     pub place: Option<RawPlace>,
     pub lock: Option<RawLock>,
     pub unlocked: Option<bool>,

@@ -81,6 +81,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 command: vec!["claude".into(), "--verbose".into()],
                 cwd: Some(app.clone()),
                 env: vec![("RUST_BACKTRACE".into(), "1".into())],
+                env_pass: vec!["SSH_AUTH_SOCK".into()],
                 place: Placement::Tab,
                 lock: Some(LockPolicy {
                     write: vec![app.clone()],
@@ -107,6 +108,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 command: ["cargo", "watch", "-x", "test"].map(String::from).to_vec(),
                 cwd: Some(app.clone()),
                 env: vec![],
+                env_pass: vec![],
                 place: Placement::RightOf("claude".into()),
                 lock: None,
                 unlocked: false,
@@ -118,6 +120,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 command: vec![],
                 cwd: None,
                 env: vec![],
+                env_pass: vec![],
                 place: Placement::Below("tests".into()),
                 lock: None,
                 unlocked: true,
@@ -190,7 +193,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:39: threads[0].lock.write[0]: expected string, found `12`",
         ]),
         ("unknown field", "(threads: [\n  (nmae: \"a\"),\n])", &[
-            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `place`, `lock`, `unlocked`, `secrets`, `pulse`)",
+            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
             "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`)",
@@ -258,6 +261,9 @@ fn broken_files_get_exact_diagnostics() {
         ("bad secret", "(threads: [(name: \"a\", secrets: [(name: \"k\", env: \"MY-KEY\"), (env: \"B\")])])", &[
             "1:51: threads[0].secrets[0].env: expected an environment variable name (letters, digits, _), found \"MY-KEY\"",
             "1:62: threads[0].secrets[1]: `name` is required: the secret's name in the vault",
+        ]),
+        ("bad env_pass", "(threads: [(name: \"a\", env_pass: [\"PATH\", \"GH TOKEN\"])])", &[
+            "1:43: threads[0].env_pass[1]: expected an environment variable name (letters, digits, _), found \"GH TOKEN\"",
         ]),
     ];
     let mut wrong = Vec::new();

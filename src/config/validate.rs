@@ -321,6 +321,17 @@ fn thread_spec(
             check.report(&at.field("env").key_name(&key), message);
         }
     }
+    let mut env_pass = Vec::new();
+    for (index, name) in raw.env_pass.unwrap_or_default().into_iter().enumerate() {
+        if valid_env_name(&name) {
+            env_pass.push(name);
+        } else {
+            let message = format!(
+                "expected an environment variable name (letters, digits, _), found \"{name}\""
+            );
+            check.report(&at.field("env_pass").index(index), message);
+        }
+    }
     let place = match raw.place {
         None | Some(RawPlace::Tab) => Placement::Tab,
         Some(RawPlace::RightOf(of)) => {
@@ -337,7 +348,8 @@ fn thread_spec(
     let lock = raw.lock.and_then(|lock| lock_policy(check, &at.field("lock"), lock));
     let secrets = secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default());
     let pulse = raw.pulse.map(|p| pulse(check, &at.field("pulse"), p)).unwrap_or_default();
-    let spec = ThreadSpec { name, command, cwd, env, place, lock, unlocked, secrets, pulse };
+    let spec =
+        ThreadSpec { name, command, cwd, env, env_pass, place, lock, unlocked, secrets, pulse };
     (check.diagnostics.len() == before).then_some(spec)
 }
 

@@ -146,8 +146,11 @@ mod tests {
             focused,
             title: None,
             config_changed: id == 13,
-            lock: (id == 2)
-                .then(|| LockInfo { level: "locked".into(), detail: "files + network".into() }),
+            lock: (id == 2).then(|| LockInfo {
+                level: "locked".into(),
+                detail: "files + network".into(),
+                env_passed: Some(vec!["HOME".into(), "PATH".into()]),
+            }),
             secrets: if id == 2 { vec!["gh-token".into(), "openai".into()] } else { vec![] },
             pulse: match id {
                 1 => Some(PulseInfo {

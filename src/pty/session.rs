@@ -1,5 +1,6 @@
 //! One pane's PTY child, its reader and writer threads, and its end.
 
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -37,6 +38,8 @@ pub type MaskCounts = Arc<[AtomicU64]>;
 pub struct Locked {
     pub policy: Policy,
     pub launcher: PathBuf,
+    /// What it inherits of paddock's environment (`sandbox::env`): nothing else passes.
+    pub inherited_env: Vec<(OsString, OsString)>,
 }
 
 /// Whether a pane's program runs locked.
@@ -139,6 +142,12 @@ impl Process {
         let pair = native_pty_system().openpty(size).map_err(|e| PtyError::Open(e.to_string()))?;
         let mut command = CommandBuilder::new(&argv[0]);
         command.args(&argv[1..]);
+        if let PaneLock::Locked(locked) = &spec.lock {
+            command.env_clear();
+            for (key, value) in &locked.inherited_env {
+                command.env(key, value);
+            }
+        }
         if let Some(cwd) = &spec.cwd {
             command.cwd(cwd);
         }

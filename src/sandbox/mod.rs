@@ -7,6 +7,7 @@
 //! `/usr/bin/sandbox-exec` (`seatbelt`). Elsewhere: not yet, and a lock is refused (`Unsupported`). [`Unlocked`] is
 //! the explicit absence of a lock, never a fallback.
 
+pub mod env;
 pub mod policy;
 pub mod resolve;
 pub mod seatbelt;
@@ -90,6 +91,19 @@ pub fn guarded_folders() -> Vec<std::path::PathBuf> {
     let config = crate::config::default_path().and_then(|p| p.parent().map(|d| d.to_owned()));
     let state = dirs::state_dir().map(|d| d.join("paddock"));
     config.into_iter().chain(state).collect()
+}
+
+/// Everything of paddock's that every lock guards: `guarded_folders`, the configuration file in
+/// use (a `--config` may lie anywhere, even in a lock folder, and a rewritten one would loosen
+/// the lock at the next start) and the paddock executable (every lock's launcher).
+pub fn guarded_paths(
+    config_file: Option<&std::path::Path>,
+    exe: &std::path::Path,
+) -> Vec<std::path::PathBuf> {
+    let mut guarded = guarded_folders();
+    guarded.extend(config_file.map(|file| std::path::absolute(file).unwrap_or(file.to_owned())));
+    guarded.push(exe.to_owned());
+    guarded
 }
 
 /// This platform's isolation; `exe` is the paddock binary (the Linux launcher).

@@ -2,7 +2,7 @@
 //! that the launcher can be handed it (as JSON) and tests can build it without a host.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +23,11 @@ pub struct Policy {
     pub unix_sockets: Vec<PathBuf>,
     /// `/` or the home folder as a writable folder is refused unless this is set.
     pub allow_broad_write: bool,
+    /// paddock's own files and folders (its configuration, state and executable): protected
+    /// wherever they fall inside a writable folder, compared in canonical form when resolved,
+    /// so that a lock folder reached through a symbolic link cannot hide them.
+    #[serde(default)]
+    pub guarded: Vec<PathBuf>,
 }
 
 /// Paths every lock protects inside each writable folder: git runs hooks and reads its config
@@ -31,15 +36,13 @@ pub const PROTECTED_IN_EACH_FOLDER: &[&str] = &[".git/hooks", ".git/config"];
 
 impl Policy {
     /// The lock a thread's configuration asks for, with the protections every lock adds: git's
-    /// hooks and config in each writable folder, and `guarded` (paddock's own configuration and
-    /// state folders) wherever they fall inside one.
+    /// hooks and config in each writable folder, and `guarded` (paddock's own configuration,
+    /// state and executable) wherever they fall inside one (decided when resolved).
     pub fn from_lock(lock: &LockPolicy, guarded: &[PathBuf]) -> Policy {
         let mut protect = lock.protect.clone();
         for folder in &lock.write {
             protect.extend(PROTECTED_IN_EACH_FOLDER.iter().map(|p| folder.join(p)));
         }
-        let writable = |path: &Path| lock.write.iter().any(|w| path.starts_with(w));
-        protect.extend(guarded.iter().filter(|p| writable(p)).cloned());
         protect.sort();
         protect.dedup();
         Policy {
@@ -49,6 +52,7 @@ impl Policy {
             network: lock.network == Network::On,
             unix_sockets: lock.sockets.clone(),
             allow_broad_write: lock.allow_broad_write,
+            guarded: guarded.to_vec(),
         }
     }
 }
@@ -121,13 +125,9 @@ mod tests {
         let protect: Vec<&str> = policy.protect.iter().filter_map(|p| p.to_str()).collect();
         assert_eq!(
             protect,
-            [
-                "/home/u/app/.env",
-                "/home/u/app/.git/config",
-                "/home/u/app/.git/hooks",
-                "/home/u/app/.paddock"
-            ]
+            ["/home/u/app/.env", "/home/u/app/.git/config", "/home/u/app/.git/hooks"]
         );
+        assert_eq!(policy.guarded, guarded, "kept for resolving, where links are followed");
         assert!(!policy.network && !policy.allow_broad_write);
     }
 

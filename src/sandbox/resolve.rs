@@ -51,6 +51,14 @@ pub enum ResolveError {
         "{0} as a writable lock folder would leave nothing locked (say so explicitly to allow it)"
     )]
     Broad(PathBuf),
+    /// A writable folder that holds the home folder: the agent could rewrite the user's shell
+    /// startup files, ~/.ssh and ~/.gitconfig, which run outside the lock.
+    #[error(
+        "the writable lock folder {folder} holds your home folder (HOME is {home}), so a locked \
+         program could change your shell startup files, ~/.ssh and ~/.gitconfig; give folders \
+         inside it instead (your project folders), or set allow_broad_write: true to allow it"
+    )]
+    HoldsHome { folder: PathBuf, home: PathBuf },
     #[error("a lock path must be absolute: {0}")]
     Relative(PathBuf),
     #[error("the socket {0} the lock lets through does not exist")]
@@ -74,12 +82,15 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     let write = policy.write.iter().map(folder).collect::<Result<Vec<_>, _>>()?;
     let home = home.and_then(|h| h.canonicalize().ok());
     if !policy.allow_broad_write {
-        // `/`, the home folder, or a folder holding it (`/home`).
-        let broad_folder = |w: &&PathBuf| {
-            w.parent().is_none() || home.as_ref().is_some_and(|home| home.starts_with(w))
-        };
-        if let Some(broad) = write.iter().find(broad_folder) {
-            return Err(ResolveError::Broad(broad.clone()));
+        if let Some(root) = write.iter().find(|w| w.parent().is_none()) {
+            return Err(ResolveError::Broad(root.clone()));
+        }
+        // The home folder, or a folder holding it (`/home`, or a data folder HOME lies in).
+        if let Some(home) = &home {
+            if let Some(folder) = write.iter().find(|w| home.starts_with(w)) {
+                let (folder, home) = (folder.clone(), home.clone());
+                return Err(ResolveError::HoldsHome { folder, home });
+            }
         }
     }
     // Read-only entries may be files (~/.gitconfig) as well as folders.
@@ -114,6 +125,23 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             }
         }
     }
+    // paddock's own files, wherever a writable folder holds them however it was named.
+    let writable = |path: &Path| write.iter().any(|w| path.starts_with(w));
+    for path in &policy.guarded {
+        // A link inside a writable folder could be pointed elsewhere; one outside cannot.
+        let is_link = path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && writable(&where_it_lies(path)) {
+            return Err(ResolveError::Unprotectable(path.clone(), Unprotected::Link));
+        }
+        let canonical = path.canonicalize().unwrap_or_else(|_| where_it_lies(path));
+        if !writable(&canonical) {
+            continue;
+        }
+        if canonical.symlink_metadata().is_err() {
+            return Err(ResolveError::Unprotectable(path.clone(), Unprotected::Missing));
+        }
+        protect.push(canonical);
+    }
     // A worktree's or submodule's `.git` is a file naming the repository elsewhere: repointing
     // it would hand git a repository of the agent's making, hooks and all. It stays as it is.
     for folder in &write {
@@ -128,6 +156,15 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         .map(|path| path.canonicalize().map_err(|_| ResolveError::MissingSocket(path.clone())))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Resolved { write, read, protect, unix_sockets, network: policy.network })
+}
+
+/// Where `path` itself lies: its folder's canonical form and its own name (the link itself, or
+/// where a missing file would be created).
+fn where_it_lies(path: &Path) -> PathBuf {
+    match (path.parent().and_then(|p| p.canonicalize().ok()), path.file_name()) {
+        (Some(folder), Some(name)) => folder.join(name),
+        _ => path.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -176,6 +213,43 @@ mod tests {
     }
 
     #[test]
+    fn paddocks_own_files_are_protected_inside_a_folder_named_through_a_link() {
+        let dir = scratch("guarded");
+        let app = dir.join("app");
+        std::fs::write(app.join("paddock.ron"), "()").expect("config");
+        let alias = dir.join("alias");
+        std::os::unix::fs::symlink(&app, &alias).expect("link");
+        let outside = dir.join("outside.ron");
+        std::fs::write(&outside, "()").expect("outside");
+        let policy = Policy {
+            write: vec![alias.clone()],
+            guarded: vec![app.join("paddock.ron"), outside.clone()],
+            ..Policy::default()
+        };
+        let resolved = resolve(&policy, None).expect("resolves");
+        let inside = app.join("paddock.ron").canonicalize().expect("canonical");
+        assert_eq!(resolved.protect, vec![inside], "only the one inside, found through the link");
+        // One that does not exist inside could be created by the agent: refused.
+        let missing = Policy { guarded: vec![alias.join("new.ron")], ..policy.clone() };
+        assert!(matches!(
+            resolve(&missing, None),
+            Err(ResolveError::Unprotectable(_, Unprotected::Missing))
+        ));
+        // A link inside could be repointed: refused. One outside pointing in protects its target.
+        std::os::unix::fs::symlink(&outside, app.join("linked.ron")).expect("link");
+        let linked = Policy { guarded: vec![alias.join("linked.ron")], ..policy.clone() };
+        assert!(matches!(
+            resolve(&linked, None),
+            Err(ResolveError::Unprotectable(_, Unprotected::Link))
+        ));
+        let pointer = dir.join("pointer.ron");
+        std::os::unix::fs::symlink(app.join("paddock.ron"), &pointer).expect("link");
+        let pointed = Policy { guarded: vec![pointer], ..policy };
+        assert_eq!(resolve(&pointed, None).expect("resolves").protect.len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn missing_folders_and_broad_writes_are_refused() {
         let dir = scratch("refuse");
         let missing = Policy { write: vec![dir.join("nope")], ..Policy::default() };
@@ -183,7 +257,12 @@ mod tests {
         let root = Policy { write: vec!["/".into()], ..Policy::default() };
         assert_eq!(resolve(&root, None), Err(ResolveError::Broad("/".into())));
         let home = Policy { write: vec![dir.clone()], ..Policy::default() };
-        assert!(matches!(resolve(&home, Some(&dir)), Err(ResolveError::Broad(_))));
+        assert!(matches!(resolve(&home, Some(&dir)), Err(ResolveError::HoldsHome { .. })));
+        std::fs::create_dir_all(dir.join("me")).expect("a home inside the folder");
+        let refused = resolve(&home, Some(&dir.join("me")));
+        assert!(matches!(refused, Err(ResolveError::HoldsHome { .. })), "{refused:?}");
+        let message = refused.map(|_| ()).unwrap_err().to_string();
+        assert!(message.contains("HOME is") && message.contains("allow_broad_write"), "{message}");
         let allowed = Policy { allow_broad_write: true, ..home };
         assert!(resolve(&allowed, Some(&dir)).is_ok());
         let relative = Policy { read: vec!["usr".into()], ..Policy::default() };

@@ -93,6 +93,10 @@ def run(action, args):
         call(libc.ioctl(int(args[0]) if args else 0, 0x5412, ctypes.byref(c)))
     elif action == "keyctl":
         call(libc.syscall(250, 0, -3, 0, 0, 0))  # keyctl(KEYCTL_GET_KEYRING_ID, session)
+    elif action == "x32_keyctl":
+        # keyctl through the x32 ABI (bit 30 of the number): ENOSYS where the kernel has x32
+        # off, the key ring where it has it on, unless the lock's filter refuses it first.
+        call(libc.syscall(0x40000000 | 250, 0, -3, 0, 0, 0))
     elif action == "io_uring":
         params = ctypes.create_string_buffer(120)
         call(libc.syscall(425, 8, params))

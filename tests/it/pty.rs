@@ -35,7 +35,11 @@ fn lock_on(folder: std::path::PathBuf) -> Locked {
         sockets: vec![],
         allow_broad_write: false,
     };
-    Locked { policy: Policy::from_lock(&lock, &[]), launcher: env!("CARGO_BIN_EXE_paddock").into() }
+    Locked {
+        policy: Policy::from_lock(&lock, &[]),
+        launcher: env!("CARGO_BIN_EXE_paddock").into(),
+        inherited_env: paddock::sandbox::env::build(std::env::vars_os(), &[]).vars,
+    }
 }
 
 fn spawn(argv: &[&str]) -> PaneSession {

@@ -338,12 +338,14 @@ fn a_window_takes_its_look_and_threads_from_the_config_and_follows_edits() {
     let work = runtime.join("work");
     std::fs::create_dir_all(&work).expect("work dir");
     let work = work.display().to_string();
-    // The side thread is locked to `work`.
+    // The side thread is locked to `work`. No glow: it tints the title strips while it eases,
+    // and the badge is looked for by its exact color.
     let config = |background: &str| {
         format!(
             r#"(
                 theme: (background: "{background}"),
                 padding: 12,
+                pulse_glow: false,
                 threads: [
                     (name: "agent", command: ["bash", "--norc", "--noprofile"]),
                     (name: "side", command: ["sh", "-c", "echo side; exec sleep 600"], place: RightOf("agent"), lock: (write: ["{work}"])),

@@ -318,6 +318,10 @@ pub struct PulseInfo {
 pub struct LockInfo {
     pub level: String,
     pub detail: String,
+    /// For a locked program, the names of paddock's environment variables it got (its
+    /// environment is built from an allow-list; never the values). Absent when not locked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_passed: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -218,6 +218,8 @@ fn drop_capabilities() -> Result<(), String> {
 
 fn exec(command: &[OsString], tmpdir: &Path) -> ! {
     std::env::set_var("TMPDIR", tmpdir);
+    // The view hides the session's runtime folder; the variable was only for building it.
+    std::env::remove_var(crate::sandbox::env::RUNTIME_DIR);
     let program = command[0].clone();
     let args: Vec<CString> =
         command.iter().map(|a| CString::new(a.clone().into_vec()).unwrap_or_default()).collect();

@@ -57,6 +57,90 @@ fn configured_threads_open_at_launch_in_their_tabs_and_splits() {
     );
 }
 
+/// The configuration file in use is out of a lock's reach, also a `--config` that lies inside
+/// the thread's own writable folder: rewriting it to `unlocked: true` would loosen the lock at
+/// the next start. The rest of the folder stays writable.
+#[test]
+fn a_locked_thread_cannot_rewrite_the_configuration_that_locks_it() {
+    let runtime = Runtime::new();
+    let work = runtime.dir.join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    let config = work.join("paddock.ron");
+    let attack = format!(
+        "echo '(threads: [(name: \"agent\", unlocked: true)])' > {config} && echo rewritten; \
+         mv {config} {work}/moved.ron && echo moved; rm -f {config} && echo removed; \
+         echo mine > {work}/notes.txt && echo notes-written; exec sleep 60",
+        config = config.display(),
+        work = work.display()
+    );
+    let body = format!(
+        "(threads: [(name: \"agent\", command: [\"sh\", \"-c\", {attack:?}], lock: (write: [\"{work}\"]))])",
+        work = work.display()
+    );
+    std::fs::write(&config, &body).expect("config");
+    let config_arg = config.display().to_string();
+    let instance = runtime.start(&["--config", &config_arg]);
+    let screen = instance.wait_for_text("1", "notes-written");
+    assert_eq!(instance.pane(1)["lock"]["level"], "locked", "{screen}");
+    for done in ["rewritten", "moved", "removed"] {
+        assert!(!screen.contains(&format!("\n{done}\n")), "{done}: {screen}");
+    }
+    assert_eq!(std::fs::read_to_string(&config).expect("still there"), body, "unchanged");
+    assert_eq!(std::fs::read_to_string(work.join("notes.txt")).expect("notes"), "mine\n");
+}
+
+/// A locked thread's environment is built from an allow-list, never inherited whole: tokens and
+/// agent sockets in paddock's environment stay out unless the thread names them in `env_pass`,
+/// and `ls` names what passed (never the values). An unlocked thread gets everything.
+#[test]
+fn a_locked_threads_environment_is_built_not_inherited() {
+    let runtime = Runtime::new();
+    let work = runtime.dir.join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    let show = "echo \"tok=[$GITHUB_TOKEN] aws=[$AWS_SECRET_ACCESS_KEY] ssh=[$SSH_AUTH_SOCK] \
+                pass=[$PASSME] lang=[$LANG] mine=[$MINE] rt=[$XDG_RUNTIME_DIR] pane=[$PADDOCK_PANE] \
+                home=[${HOME:+set}] path=[${PATH:+set}]\"; echo env-shown; exec sleep 60";
+    write_config(
+        &runtime,
+        &format!(
+            r#"(threads: [
+                (name: "locked", command: ["sh", "-c", {show:?}], env: {{"MINE": "mine"}}, env_pass: ["PASSME"], lock: (write: ["{work}"])),
+                (name: "open", command: ["sh", "-c", {show:?}], unlocked: true),
+            ])"#,
+            work = work.display(),
+        ),
+    );
+    let outer: [(&str, &std::ffi::OsStr); 5] = [
+        ("GITHUB_TOKEN", "ghp_leak".as_ref()),
+        ("AWS_SECRET_ACCESS_KEY", "aws_leak".as_ref()),
+        ("SSH_AUTH_SOCK", "/tmp/agent.sock".as_ref()),
+        ("PASSME", "passed".as_ref()),
+        ("LANG", "C.UTF-8".as_ref()),
+    ];
+    let instance = runtime.start_with_env(&[], &outer);
+    // Rows wrap where they will: compare without whitespace.
+    let squash = |text: &str| text.split_whitespace().collect::<String>();
+    let locked = squash(&instance.wait_for_text("1", "\nenv-shown"));
+    let expected = "tok=[] aws=[] ssh=[] pass=[passed] lang=[C.UTF-8] mine=[mine] rt=[] pane=[1] \
+                    home=[set] path=[set]";
+    assert!(locked.contains(&squash(expected)), "{locked}");
+    // The positive control: the same program unlocked sees paddock's whole environment.
+    let open = squash(&instance.wait_for_text("2", "\nenv-shown"));
+    let expected = "tok=[ghp_leak] aws=[aws_leak] ssh=[/tmp/agent.sock]";
+    assert!(open.contains(&squash(expected)), "{open}");
+    let passed = instance.pane(1)["lock"]["env_passed"].clone();
+    let names: Vec<&str> =
+        passed.as_array().into_iter().flatten().filter_map(|n| n.as_str()).collect();
+    for name in ["HOME", "LANG", "PASSME", "PATH"] {
+        assert!(names.contains(&name), "{name} in {passed}");
+    }
+    assert!(!names
+        .iter()
+        .any(|n| n.contains("TOKEN") || n.starts_with("AWS") || n.starts_with("SSH")));
+    assert!(!passed.to_string().contains("passed"), "names only, never values: {passed}");
+    assert!(instance.pane(2)["lock"].get("env_passed").is_none(), "unlocked: everything");
+}
+
 /// A locked thread runs under its lock and `paddock ls` says so; one whose lock cannot be
 /// enforced as written (here: the whole home folder writable) does not run, and its pane says
 /// why; one whose secret is not in the vault does not start and says how to set it; one the
@@ -97,7 +181,7 @@ fn locked_threads_run_locked_and_the_ones_that_cannot_be_locked_do_not_run() {
         screen.contains("thread \"broad\" was not started: its folder lock cannot be enforced"),
         "{screen}"
     );
-    assert!(screen.contains("would leave nothing locked"), "{screen}");
+    assert!(screen.contains("holds your home folder (HOME is"), "{screen}");
     assert_eq!(instance.pane(2)["lock"]["level"], "refused");
     assert_eq!(instance.pane(2)["status"], "no_program");
     let plain = text(&instance.run(&["ls"]).stdout);

@@ -160,6 +160,9 @@ fn processes_outside_the_lock_are_out_of_reach() {
         (vec!["unshare".into()], "err EPERM"),
         (vec!["tiocsti".into()], "err EPERM"),
         (vec!["keyctl".into()], "err EPERM"),
+        // The same call through the x32 ABI, which the rules by number would not see.
+        #[cfg(target_arch = "x86_64")]
+        (vec!["x32_keyctl".into()], "err EPERM"),
         (vec!["io_uring".into()], "err EPERM"),
         // No capability, and no way to gain one (setuid binaries, file capabilities).
         (vec!["status".into(), "CapEff".into()], "ok 0000000000000000"),
@@ -399,4 +402,34 @@ fn the_session_runtime_folder_is_hidden_inside_a_lock_folder() {
     assert_eq!(found, "err ENOENT", "{stderr}");
     let (found, stderr) = probe(&fx.path("lock/other.sock"));
     assert_eq!(found, "ok", "{stderr}");
+}
+
+/// The environment inside a lock is built, not inherited: a token, a cloud key and an agent
+/// socket in the caller's environment stay out; `--env-pass` lets one named variable in; the
+/// allow-list (HOME, LANG, PATH) passes; the runtime folder's variable does not.
+#[test]
+fn tokens_in_the_environment_stay_outside_the_lock() {
+    let fx = Fixture::new("env");
+    let runtime = fx.path("outside");
+    let outer = [
+        ("GITHUB_TOKEN", "ghp_leak"),
+        ("AWS_SECRET_ACCESS_KEY", "aws_leak"),
+        ("SSH_AUTH_SOCK", "/tmp/agent.sock"),
+        ("NPM_TOKEN", "npm_leak"),
+        ("LANG", "C.UTF-8"),
+        ("XDG_RUNTIME_DIR", runtime.as_str()),
+    ];
+    let probe = |extra: &[&str], name: &str| {
+        let out = fx.command(extra, &["env", name]).envs(outer).output().expect("run");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    for name in ["GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "SSH_AUTH_SOCK", "NPM_TOKEN"] {
+        assert_eq!(probe(&[], name), "ok", "{name} stays outside");
+    }
+    assert_eq!(probe(&[], "XDG_RUNTIME_DIR"), "ok", "the runtime folder is hidden, and unnamed");
+    // Positive controls: what every lock passes, and a variable named with --env-pass.
+    assert_eq!(probe(&[], "LANG"), "ok C.UTF-8");
+    assert_eq!(probe(&[], "HOME"), format!("ok {}", fx.home.display()));
+    assert_eq!(probe(&["--env-pass", "NPM_TOKEN"], "NPM_TOKEN"), "ok npm_leak");
 }

@@ -66,6 +66,11 @@ impl Fixture {
 
     /// `paddock sandbox run --write lock --read ro [extra] -- python3 -c PROBE ARGS`.
     pub fn run(&self, extra: &[&str], args: &[&str]) -> Output {
+        self.command(extra, args).output().expect("run paddock sandbox")
+    }
+
+    /// The command `run` runs, to add to.
+    pub fn command(&self, extra: &[&str], args: &[&str]) -> Command {
         let lock = self.lock.display().to_string();
         let ro = self.ro.display().to_string();
         let mut command = Command::new(PADDOCK);
@@ -78,7 +83,7 @@ impl Fixture {
             .env("XDG_CONFIG_HOME", &self.config_home)
             .current_dir(&self.lock)
             .stdin(Stdio::null());
-        command.output().expect("run paddock sandbox")
+        command
     }
 
     /// The probe's one line for `args`, run under the lock; the lock itself must not fail.
