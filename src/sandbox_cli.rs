@@ -45,7 +45,14 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
                 sockets: absolute(socket),
                 allow_broad_write: false,
             };
-            let policy = Policy::from_lock(&lock, &sandbox::guarded_paths(None, &exe));
+            // Run from a pane: that instance's control socket must stay out of reach too.
+            let policy = Policy {
+                control_sockets: std::env::var_os("PADDOCK_SOCKET")
+                    .map(PathBuf::from)
+                    .into_iter()
+                    .collect(),
+                ..Policy::from_lock(&lock, &sandbox::guarded_paths(None, &exe))
+            };
             let launch = isolation.wrap(&policy, &command);
             let Some(argv) = launch.argv else {
                 eprintln!("paddock sandbox: {}; the command did not run", launch.enforcement);

@@ -432,7 +432,10 @@ impl Workspace {
             scrollback_lines: self.options.scrollback_lines,
             lock: match thread {
                 Some(ThreadSpec { lock: Some(lock), .. }) => PaneLock::Locked(Locked {
-                    policy: Policy::from_lock(lock, &self.options.guarded),
+                    policy: Policy {
+                        control_sockets: vec![self.options.socket.clone()],
+                        ..Policy::from_lock(lock, &self.options.guarded)
+                    },
                     launcher: self.options.launcher.clone(),
                     inherited_env: inherited.vars,
                 }),

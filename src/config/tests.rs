@@ -262,8 +262,9 @@ fn broken_files_get_exact_diagnostics() {
             "1:51: threads[0].secrets[0].env: expected an environment variable name (letters, digits, _), found \"MY-KEY\"",
             "1:62: threads[0].secrets[1]: `name` is required: the secret's name in the vault",
         ]),
-        ("bad env_pass", "(threads: [(name: \"a\", env_pass: [\"PATH\", \"GH TOKEN\"])])", &[
+        ("bad env_pass", "(threads: [(name: \"a\", env_pass: [\"PATH\", \"GH TOKEN\", \"TMPDIR\"])])", &[
             "1:43: threads[0].env_pass[1]: expected an environment variable name (letters, digits, _), found \"GH TOKEN\"",
+            "1:55: threads[0].env_pass[2]: TMPDIR cannot be passed into a lock: the lock hides your runtime folder and gives the program a temporary folder of its own",
         ]),
     ];
     let mut wrong = Vec::new();

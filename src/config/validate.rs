@@ -323,7 +323,14 @@ fn thread_spec(
     }
     let mut env_pass = Vec::new();
     for (index, name) in raw.env_pass.unwrap_or_default().into_iter().enumerate() {
-        if valid_env_name(&name) {
+        // What the lock replaces (see sandbox::env): passing the host's value could not work.
+        if name == "XDG_RUNTIME_DIR" || name == "TMPDIR" {
+            let message = format!(
+                "{name} cannot be passed into a lock: the lock hides your runtime folder and gives \
+                 the program a temporary folder of its own"
+            );
+            check.report(&at.field("env_pass").index(index), message);
+        } else if valid_env_name(&name) {
             env_pass.push(name);
         } else {
             let message = format!(

@@ -30,8 +30,12 @@ pub struct BuiltEnv {
     pub names: Vec<String>,
 }
 
-/// Whether `name` passes into a lock, given the thread's `env_pass`.
+/// Whether `name` passes into a lock, given the thread's `env_pass`. The launcher's own never
+/// do: the lock hides the runtime folder and gives the program a temporary folder of its own.
 pub fn passes(name: &str, env_pass: &[String]) -> bool {
+    if FOR_THE_LAUNCHER.contains(&name) {
+        return false;
+    }
     ALWAYS_PASSED.contains(&name)
         || PASSED_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
         || env_pass.iter().any(|extra| extra == name)
@@ -97,5 +101,6 @@ mod tests {
         assert!(!passes("LANGUAGE_TOKEN", &[]));
         assert!(!passes("PATHEXT_SECRET", &[]));
         assert!(passes("LC_CTYPE", &[]));
+        assert!(!passes("TMPDIR", &["TMPDIR".to_owned()]), "the lock gives its own");
     }
 }

@@ -89,7 +89,8 @@ impl Isolation for Unlocked {
 /// so a locked agent cannot rewrite its own lock.
 pub fn guarded_folders() -> Vec<std::path::PathBuf> {
     let config = crate::config::default_path().and_then(|p| p.parent().map(|d| d.to_owned()));
-    let state = dirs::state_dir().map(|d| d.join("paddock"));
+    // The vault's own definition: one state folder on every OS (macOS has no state_dir).
+    let state = crate::vault::state_folder();
     config.into_iter().chain(state).collect()
 }
 
@@ -121,5 +122,16 @@ pub fn host(exe: std::path::PathBuf) -> Box<dyn Isolation + Send + Sync> {
     {
         let _ = exe;
         Box::new(Unsupported)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// One state folder: the one the vault keeps its approvals and audit log in is the one every
+    /// lock guards, on every OS.
+    #[test]
+    fn the_vaults_state_folder_is_the_one_locks_guard() {
+        let state = crate::vault::state_folder().expect("a state folder (HOME is set)");
+        assert!(super::guarded_folders().contains(&state), "{state:?}");
     }
 }

@@ -28,6 +28,10 @@ pub struct Policy {
     /// so that a lock folder reached through a symbolic link cannot hide them.
     #[serde(default)]
     pub guarded: Vec<PathBuf>,
+    /// paddock's control sockets in use: through one, any process could open an unlocked pane,
+    /// so a lock that would show one (in a `write` or `read` folder) is refused.
+    #[serde(default)]
+    pub control_sockets: Vec<PathBuf>,
 }
 
 /// Paths every lock protects inside each writable folder: git runs hooks and reads its config
@@ -53,6 +57,7 @@ impl Policy {
             unix_sockets: lock.sockets.clone(),
             allow_broad_write: lock.allow_broad_write,
             guarded: guarded.to_vec(),
+            control_sockets: Vec::new(),
         }
     }
 }

@@ -25,6 +25,8 @@ pub enum Unprotected {
     Missing,
     /// It is a symbolic link, which could be replaced.
     Link,
+    /// It is a file with more than one name: another name could change it.
+    HardLinks(u64),
 }
 
 impl std::fmt::Display for Unprotected {
@@ -35,6 +37,13 @@ impl std::fmt::Display for Unprotected {
             }
             Unprotected::Link => {
                 "is a symbolic link, so nothing could stop its replacement (protect its target)"
+            }
+            Unprotected::HardLinks(n) => {
+                return write!(
+                    f,
+                    "has {n} hard links, so a second name could change it (copy it to a \
+                     file of its own)"
+                );
             }
         })
     }
@@ -65,6 +74,11 @@ pub enum ResolveError {
     MissingSocket(PathBuf),
     #[error("the protected path {0} {1}")]
     Unprotectable(PathBuf, Unprotected),
+    #[error(
+        "paddock's control socket {socket} lies inside the lock folder {folder}, where a locked \
+         program could open unlocked panes through it; let paddock listen elsewhere (--listen)"
+    )]
+    ControlSocketInside { socket: PathBuf, folder: PathBuf },
 }
 
 /// Resolve `policy`'s paths; `home` is the user's home folder.
@@ -104,6 +118,13 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             path.canonicalize().map_err(|_| ResolveError::Missing(path.clone()))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    for socket in &policy.control_sockets {
+        let place = socket.canonicalize().unwrap_or_else(|_| where_it_lies(socket));
+        if let Some(folder) = write.iter().chain(&read).find(|f| place.starts_with(f)) {
+            let (socket, folder) = (socket.clone(), folder.clone());
+            return Err(ResolveError::ControlSocketInside { socket, folder });
+        }
+    }
     let mut protect = Vec::new();
     for path in &policy.protect {
         if !path.is_absolute() {
@@ -128,19 +149,9 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     // paddock's own files, wherever a writable folder holds them however it was named.
     let writable = |path: &Path| write.iter().any(|w| path.starts_with(w));
     for path in &policy.guarded {
-        // A link inside a writable folder could be pointed elsewhere; one outside cannot.
-        let is_link = path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
-        if is_link && writable(&where_it_lies(path)) {
-            return Err(ResolveError::Unprotectable(path.clone(), Unprotected::Link));
+        if let Some(canonical) = guard(path, &writable)? {
+            protect.push(canonical);
         }
-        let canonical = path.canonicalize().unwrap_or_else(|_| where_it_lies(path));
-        if !writable(&canonical) {
-            continue;
-        }
-        if canonical.symlink_metadata().is_err() {
-            return Err(ResolveError::Unprotectable(path.clone(), Unprotected::Missing));
-        }
-        protect.push(canonical);
     }
     // A worktree's or submodule's `.git` is a file naming the repository elsewhere: repointing
     // it would hand git a repository of the agent's making, hooks and all. It stays as it is.
@@ -158,13 +169,57 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     Ok(Resolved { write, read, protect, unix_sockets, network: policy.network })
 }
 
-/// Where `path` itself lies: its folder's canonical form and its own name (the link itself, or
-/// where a missing file would be created).
-fn where_it_lies(path: &Path) -> PathBuf {
-    match (path.parent().and_then(|p| p.canonicalize().ok()), path.file_name()) {
-        (Some(folder), Some(name)) => folder.join(name),
-        _ => path.to_owned(),
+/// What protects one of paddock's own paths: its canonical form when a writable folder holds
+/// it (`None` when none does). Refused when it could still be changed: a symbolic link on the
+/// way to it that lies in a writable folder (the agent could point it elsewhere, and paddock
+/// would follow), a missing path there (the agent could create it), a file with a second name.
+fn guard(path: &Path, writable: &dyn Fn(&Path) -> bool) -> Result<Option<PathBuf>, ResolveError> {
+    let refused = |why| Err(ResolveError::Unprotectable(path.to_owned(), why));
+    for step in path.ancestors() {
+        let is_link = step.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && writable(&where_it_lies(step)) {
+            return refused(Unprotected::Link);
+        }
     }
+    let canonical = path.canonicalize().unwrap_or_else(|_| where_it_lies(path));
+    if !writable(&canonical) {
+        return Ok(None);
+    }
+    match canonical.symlink_metadata() {
+        Err(_) => refused(Unprotected::Missing),
+        Ok(meta) if meta.is_file() && links(&meta) > 1 => {
+            refused(Unprotected::HardLinks(links(&meta)))
+        }
+        Ok(_) => Ok(Some(canonical)),
+    }
+}
+
+/// How many names a file has.
+#[cfg(unix)]
+fn links(meta: &std::fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+fn links(_meta: &std::fs::Metadata) -> u64 {
+    1
+}
+
+/// Where `path` itself lies, every link before its last part resolved: the longest part that
+/// exists in canonical form, then the rest as written (the link itself, or where a missing
+/// file would be created).
+fn where_it_lies(path: &Path) -> PathBuf {
+    let Some(name) = path.file_name() else { return path.to_owned() };
+    let mut rest = vec![name];
+    let mut folder = path.parent();
+    while let Some(dir) = folder {
+        if let Ok(canonical) = dir.canonicalize() {
+            return rest.iter().rev().fold(canonical, |at, part| at.join(part));
+        }
+        rest.extend(dir.file_name());
+        folder = dir.parent();
+    }
+    path.to_owned()
 }
 
 #[cfg(test)]
@@ -244,8 +299,48 @@ mod tests {
         ));
         let pointer = dir.join("pointer.ron");
         std::os::unix::fs::symlink(app.join("paddock.ron"), &pointer).expect("link");
-        let pointed = Policy { guarded: vec![pointer], ..policy };
+        let pointed = Policy { guarded: vec![pointer], ..policy.clone() };
         assert_eq!(resolve(&pointed, None).expect("resolves").protect.len(), 1);
+        // A link on the way, inside the writable folder: `cfg` could be swapped for a folder of
+        // the agent's making, whatever its target is now.
+        std::fs::create_dir_all(dir.join("elsewhere")).expect("elsewhere");
+        std::fs::write(dir.join("elsewhere/config.ron"), "()").expect("config");
+        std::os::unix::fs::symlink(dir.join("elsewhere"), app.join("cfg")).expect("link");
+        let through = Policy { guarded: vec![alias.join("cfg/config.ron")], ..policy.clone() };
+        assert!(matches!(
+            resolve(&through, None),
+            Err(ResolveError::Unprotectable(_, Unprotected::Link))
+        ));
+        // Missing deeper than its last part, through the alias: still found inside, refused.
+        let deep = Policy { guarded: vec![alias.join("a/b/c.ron")], ..policy.clone() };
+        assert!(matches!(
+            resolve(&deep, None),
+            Err(ResolveError::Unprotectable(_, Unprotected::Missing))
+        ));
+        // A second name for the file (cargo's target/release/paddock and deps/paddock-…).
+        std::fs::hard_link(app.join("paddock.ron"), app.join("second.ron")).expect("hard link");
+        assert!(matches!(
+            resolve(&policy, None),
+            Err(ResolveError::Unprotectable(_, Unprotected::HardLinks(2)))
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_lock_that_would_show_a_control_socket_is_refused() {
+        let dir = scratch("socket");
+        let socket = dir.join("app/paddock.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind");
+        let shown = Policy {
+            read: vec![dir.join("app")],
+            control_sockets: vec![socket.clone()],
+            ..Policy::default()
+        };
+        let refused = resolve(&shown, None).map(|_| ()).unwrap_err();
+        assert!(matches!(refused, ResolveError::ControlSocketInside { .. }), "{refused:?}");
+        assert!(refused.to_string().contains("--listen"), "{refused}");
+        let elsewhere = Policy { read: vec![dir.join("app/.git")], ..shown };
+        assert!(resolve(&elsewhere, None).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -19,6 +19,20 @@ pub struct Profile {
     pub params: Vec<(String, PathBuf)>,
 }
 
+/// Every folder strictly between a writable folder and a protected path inside it.
+fn held_in_place(resolved: &Resolved) -> Vec<PathBuf> {
+    let mut held: Vec<PathBuf> = resolved
+        .protect
+        .iter()
+        .flat_map(|path| path.ancestors().skip(1))
+        .filter(|folder| resolved.write.iter().any(|w| folder.starts_with(w) && *folder != w))
+        .map(Path::to_path_buf)
+        .collect();
+    held.sort();
+    held.dedup();
+    held
+}
+
 /// The profile for a resolved lock; `tty` is the pane's terminal, `tmpdir` its own temporary
 /// folder.
 pub fn profile(resolved: &Resolved, tty: Option<&Path>, tmpdir: &Path) -> Profile {
@@ -32,8 +46,17 @@ pub fn profile(resolved: &Resolved, tty: Option<&Path>, tmpdir: &Path) -> Profil
     text.push_str("\n;; The lock (generated; paths are parameters).\n");
     let protect: Vec<String> =
         resolved.protect.iter().enumerate().map(|(i, p)| param("PROTECT", i, p)).collect();
-    let not_protected: String =
-        protect.iter().map(|p| format!(" (require-not (subpath {p}))")).collect();
+    // The folders between a writable folder and a protected path stay where they are (no
+    // `mv app/.git elsewhere` and a fresh one in its place): writing a folder's own path is
+    // renaming or removing it, while what is inside it stays writable. (Linux makes them mount
+    // points.)
+    let held: Vec<String> =
+        held_in_place(resolved).iter().enumerate().map(|(i, p)| param("HOLD", i, p)).collect();
+    let not_protected: String = protect
+        .iter()
+        .map(|p| format!(" (require-not (subpath {p}))"))
+        .chain(held.iter().map(|p| format!(" (require-not (literal {p}))")))
+        .collect();
     for (i, path) in resolved.read.iter().enumerate() {
         let p = param("READ", i, path);
         text.push_str(&format!("(allow file-read* process-exec (subpath {p}))\n"));

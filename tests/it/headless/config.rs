@@ -89,6 +89,31 @@ fn a_locked_thread_cannot_rewrite_the_configuration_that_locks_it() {
     assert_eq!(std::fs::read_to_string(work.join("notes.txt")).expect("notes"), "mine\n");
 }
 
+/// A lock that would show paddock's control socket (here a `--listen` path inside the thread's
+/// own folder) is refused, and its program never runs: through the socket any process could
+/// open an unlocked pane.
+#[test]
+fn a_lock_that_would_show_the_control_socket_does_not_run() {
+    let runtime = Runtime::new();
+    let work = runtime.dir.join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    let marker = runtime.dir.join("ran");
+    write_config(
+        &runtime,
+        &format!(
+            r#"(threads: [(name: "agent", command: ["touch", "{marker}"], lock: (write: ["{work}"]))])"#,
+            marker = marker.display(),
+            work = work.display()
+        ),
+    );
+    let socket = work.join("paddock.sock").display().to_string();
+    let instance = runtime.start(&["--listen", &socket]);
+    let screen = instance.wait_for_text("1", "was not started").replace('\n', " ");
+    assert!(screen.contains("control socket"), "{screen}");
+    assert_eq!(instance.pane(1)["lock"]["level"], "refused");
+    assert!(!marker.exists(), "the program never ran");
+}
+
 /// A locked thread's environment is built from an allow-list, never inherited whole: tokens and
 /// agent sockets in paddock's environment stay out unless the thread names them in `env_pass`,
 /// and `ls` names what passed (never the values). An unlocked thread gets everything.
