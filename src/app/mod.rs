@@ -10,6 +10,7 @@ mod workspace;
 pub mod headless;
 #[cfg(unix)]
 mod signals;
+mod split_lock;
 #[cfg(unix)]
 pub mod window;
 

@@ -20,6 +20,7 @@ use crate::vault::Vault;
 
 use super::pulse;
 use super::secrets::{self, Granted, PaneSecrets};
+use super::split_lock::{self, InheritedLock};
 use crate::pulse::{Activity, Sampler};
 use crate::term::{Modes, TermSize, MAX_DIMENSION};
 
@@ -61,11 +62,17 @@ struct Launch {
     command: Vec<String>,
     cwd: Option<PathBuf>,
     thread: Option<ThreadSpec>,
+    /// The lock of the pane this one was split from.
+    inherited: Option<InheritedLock>,
 }
 
 impl Launch {
     fn command(command: Vec<String>, cwd: Option<PathBuf>) -> Launch {
-        Launch { command, cwd, thread: None }
+        Launch { command, cwd, thread: None, inherited: None }
+    }
+
+    fn thread(command: Vec<String>, cwd: Option<PathBuf>, spec: ThreadSpec) -> Launch {
+        Launch { command, cwd, thread: Some(spec), inherited: None }
     }
 }
 
@@ -255,7 +262,7 @@ impl Workspace {
         };
         let size = self.layout_of(pane).unwrap_or_else(|| self.pane_size(self.area()));
         let command = self.command_or_default(spec.command.clone());
-        let launch = Launch { command, cwd: start_dir(spec), thread: Some(spec.clone()) };
+        let launch = Launch::thread(command, start_dir(spec), spec.clone());
         if let Err(Refusal(_, message)) = self.start(pane, launch, size) {
             self.insert_notice(pane, spec, &message, size);
         }
@@ -339,7 +346,7 @@ impl Workspace {
         let size = entry.size;
         let old = self.panes.remove(&id).map(|p| p.session);
         let command = self.command_or_default(spec.command.clone());
-        let launch = Launch { command, cwd: start_dir(&spec), thread: Some(spec.clone()) };
+        let launch = Launch::thread(command, start_dir(&spec), spec.clone());
         if let Err(Refusal(_, message)) = self.start(id, launch, size) {
             self.insert_notice(id, &spec, &message, size);
         }
@@ -419,8 +426,12 @@ impl Workspace {
             None => Granted::default(),
         };
         let Granted { env: secret_env, names: secret_names, notice } = granted;
+        // The thread's lock, or the one of the pane this one was split from.
+        let own = thread.and_then(|t| t.lock.as_ref().map(|lock| (lock, t.env_pass.as_slice())));
+        let split = launch.inherited.as_ref().map(|i| (&i.lock, i.env_pass.as_slice()));
+        let lock = own.or(split);
         // A locked program's environment is built from an allow-list (`sandbox::env`).
-        let env_pass = thread.map(|t| t.env_pass.as_slice()).unwrap_or_default();
+        let env_pass = lock.map(|(_, env_pass)| env_pass).unwrap_or_default();
         let inherited = crate::sandbox::env::build(std::env::vars_os(), env_pass);
         let env_names = inherited.names.clone();
         let spec = SpawnSpec {
@@ -430,8 +441,8 @@ impl Workspace {
             pane: pane.0,
             size,
             scrollback_lines: self.options.scrollback_lines,
-            lock: match thread {
-                Some(ThreadSpec { lock: Some(lock), .. }) => PaneLock::Locked(Locked {
+            lock: match (lock, thread) {
+                (Some((lock, _)), _) => PaneLock::Locked(Locked {
                     policy: Policy {
                         control_sockets: vec![self.options.socket.clone()],
                         ..Policy::from_lock(lock, &self.options.guarded)
@@ -439,7 +450,7 @@ impl Workspace {
                     launcher: self.options.launcher.clone(),
                     inherited_env: inherited.vars,
                 }),
-                Some(ThreadSpec { unlocked: true, .. }) => PaneLock::Unlocked,
+                (None, Some(ThreadSpec { unlocked: true, .. })) => PaneLock::Unlocked,
                 _ => PaneLock::None,
             },
             secrets: secret_env,
@@ -448,7 +459,7 @@ impl Workspace {
         };
         let activity = spec.activity.clone();
         let spawned = PaneSession::spawn(spec, self.wake.clone());
-        let Launch { command, cwd, thread } = launch;
+        let Launch { command, cwd, thread, .. } = launch;
         let (session, lock) = match spawned {
             Ok(session) => {
                 if let Some((sampler, activity)) = self.sampler.as_ref().zip(activity) {
@@ -530,9 +541,13 @@ impl Workspace {
         command: Vec<String>,
     ) -> Result<Reply, Refusal> {
         let source = self.pane_mut(pane)?;
-        // The new pane starts where the split one is now (the directory its shell is in),
-        // falling back to where it started.
-        let cwd = current_dir(&source.session).or_else(|| source.cwd.clone());
+        // Locked the same way as a locked pane (`split_lock`); else it starts where the split
+        // one is now (the directory its shell is in), falling back to where it started.
+        let inherited = split_lock::inherited(source.thread.as_ref());
+        let cwd = match &inherited {
+            Some(inherited) => split_lock::start_dir(&source.session, &inherited.lock),
+            None => current_dir(&source.session).or_else(|| source.cwd.clone()),
+        };
         let command = self.command_or_default(command);
         let axis = match direction {
             SplitDirection::Right => Axis::Horizontal,
@@ -540,7 +555,8 @@ impl Workspace {
         };
         let new = self.mux.split(PaneId(pane), axis).ok_or_else(|| Refusal::no_pane(pane))?;
         let size = self.layout_of(new).unwrap_or(self.options.area);
-        if let Err(refusal) = self.start(new, Launch::command(command, cwd), size) {
+        let launch = Launch { inherited, ..Launch::command(command, cwd) };
+        if let Err(refusal) = self.start(new, launch, size) {
             self.mux.close(new);
             return Err(refusal);
         }

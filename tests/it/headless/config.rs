@@ -114,6 +114,50 @@ fn a_lock_that_would_show_the_control_socket_does_not_run() {
     assert!(!marker.exists(), "the program never ran");
 }
 
+/// A split of a locked pane is locked the same way, without the thread's secrets, and starts
+/// where the locked program really is: not where its OSC 7 claims (here /etc). A split of an
+/// unlocked pane is not locked.
+#[test]
+fn a_split_of_a_locked_pane_is_locked_the_same_way() {
+    let runtime = Runtime::new();
+    let work = runtime.dir.join("work");
+    std::fs::create_dir_all(work.join("sub")).expect("work/sub");
+    let outside = runtime.dir.join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    let agent = format!(
+        "cd {sub} && printf '\\033]7;file://localhost/etc\\007' && echo ready; exec sleep 600",
+        sub = work.join("sub").display()
+    );
+    write_config(
+        &runtime,
+        &format!(
+            r#"(threads: [
+                (name: "agent", command: ["sh", "-c", {agent:?}], lock: (write: ["{work}"])),
+                (name: "free", command: ["sleep", "600"]),
+            ])"#,
+            work = work.display()
+        ),
+    );
+    let instance = runtime.start(&[]);
+    instance.wait_for_text("1", "ready");
+    let probe = format!(
+        "pwd; touch {out}/escaped && echo escaped; touch made-here && echo inside; exec sleep 600",
+        out = outside.display()
+    );
+    let split = instance.ctl(&["split", "--pane", "1", "--right", "--", "sh", "-c", &probe]);
+    let id = split.trim().to_owned();
+    let screen = instance.wait_for_text(&id, "inside");
+    let pane: u64 = id.parse().expect("the new pane's id");
+    assert_eq!(instance.pane(pane)["lock"]["level"], "locked", "{screen}");
+    assert!(screen.starts_with(&format!("{}\n", work.join("sub").display())), "{screen}");
+    assert!(!screen.contains("\nescaped\n") && !outside.join("escaped").exists(), "{screen}");
+    assert!(work.join("sub/made-here").exists(), "the lock's folder stays writable");
+    // The positive control: a split of an unlocked pane is not locked.
+    let free = instance.ctl(&["split", "--pane", "2", "--down", "--", "sleep", "600"]);
+    let free: u64 = free.trim().parse().expect("id");
+    assert_eq!(instance.pane(free)["lock"]["level"], "unlocked");
+}
+
 /// A locked thread's environment is built from an allow-list, never inherited whole: tokens and
 /// agent sockets in paddock's environment stay out unless the thread names them in `env_pass`,
 /// and `ls` names what passed (never the values). An unlocked thread gets everything.

@@ -1,0 +1,39 @@
+//! A pane split from a locked pane is locked the same way: its program gets the thread's lock
+//! and environment allow-list (never its secrets), and starts where the locked program really
+//! is, as the kernel says, not where the program says it is (OSC 7 is the program's to write).
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{LockPolicy, ThreadSpec};
+use crate::pty::PaneSession;
+
+/// The lock a split inherits from the pane it was split from.
+#[derive(Clone, Debug)]
+pub struct InheritedLock {
+    pub lock: LockPolicy,
+    pub env_pass: Vec<String>,
+}
+
+/// What a split of a pane running `thread` inherits: its lock, if it has one.
+pub fn inherited(thread: Option<&ThreadSpec>) -> Option<InheritedLock> {
+    let thread = thread?;
+    let lock = thread.lock.clone()?;
+    Some(InheritedLock { lock, env_pass: thread.env_pass.clone() })
+}
+
+/// Where the split starts: the locked program's working folder as the kernel knows it, when
+/// the lock shows that folder; else the lock's first writable folder.
+pub fn start_dir(session: &PaneSession, lock: &LockPolicy) -> Option<PathBuf> {
+    let kernel = session.pid().and_then(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).ok());
+    kernel.filter(|dir| shown_by(lock, dir)).or_else(|| lock.write.first().cloned())
+}
+
+/// Whether `dir` is one of the lock's folders or inside one, compared in canonical form.
+fn shown_by(lock: &LockPolicy, dir: &Path) -> bool {
+    let Ok(dir) = dir.canonicalize() else { return false };
+    lock.write
+        .iter()
+        .chain(&lock.read)
+        .filter_map(|f| f.canonicalize().ok())
+        .any(|f| dir.starts_with(f))
+}
