@@ -2,7 +2,7 @@
 //! can enforce.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::{Net, SandboxVerb};
@@ -48,9 +48,8 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
             // Run from a pane: that instance's control socket must stay out of reach too.
             let policy = Policy {
                 control_sockets: std::env::var_os("PADDOCK_SOCKET")
-                    .map(PathBuf::from)
-                    .into_iter()
-                    .collect(),
+                    .map(|socket| sandbox::exposed_control_sockets(Path::new(&socket)))
+                    .unwrap_or_default(),
                 ..Policy::from_lock(&lock, &sandbox::guarded_paths(None, &exe))
             };
             let launch = isolation.wrap(&policy, &command);

@@ -53,6 +53,8 @@ struct Pane {
     /// The names of paddock's environment variables its locked program got (`None`: not
     /// locked, so it got all of them).
     env_passed: Option<Vec<String>>,
+    /// The lock it inherited from the pane it was split from (its own splits inherit it too).
+    inherited: Option<InheritedLock>,
     /// The secrets its program was given.
     secrets: Option<PaneSecrets>,
 }
@@ -283,6 +285,7 @@ impl Workspace {
             thread: None,
             lock: Enforcement::Unlocked { chosen: false },
             env_passed: None,
+            inherited: None,
             secrets: None,
         };
         self.panes.insert(pane, entry);
@@ -364,6 +367,7 @@ impl Workspace {
             thread: Some(spec.clone()),
             lock: Enforcement::Unlocked { chosen: false },
             env_passed: None,
+            inherited: None,
             secrets: None,
         };
         self.panes.insert(pane, entry);
@@ -429,11 +433,11 @@ impl Workspace {
         // The thread's lock, or the one of the pane this one was split from.
         let own = thread.and_then(|t| t.lock.as_ref().map(|lock| (lock, t.env_pass.as_slice())));
         let split = launch.inherited.as_ref().map(|i| (&i.lock, i.env_pass.as_slice()));
-        let lock = own.or(split);
         // A locked program's environment is built from an allow-list (`sandbox::env`).
-        let env_pass = lock.map(|(_, env_pass)| env_pass).unwrap_or_default();
-        let inherited = crate::sandbox::env::build(std::env::vars_os(), env_pass);
-        let env_names = inherited.names.clone();
+        let lock = own.or(split).map(|(lock, env_pass)| {
+            (lock, crate::sandbox::env::build(std::env::vars_os(), env_pass))
+        });
+        let env_names = lock.as_ref().map(|(_, built)| built.names.clone());
         let spec = SpawnSpec {
             argv: launch.command.clone(),
             cwd: launch.cwd.clone(),
@@ -442,13 +446,15 @@ impl Workspace {
             size,
             scrollback_lines: self.options.scrollback_lines,
             lock: match (lock, thread) {
-                (Some((lock, _)), _) => PaneLock::Locked(Locked {
+                (Some((lock, built)), _) => PaneLock::Locked(Locked {
                     policy: Policy {
-                        control_sockets: vec![self.options.socket.clone()],
+                        control_sockets: crate::sandbox::exposed_control_sockets(
+                            &self.options.socket,
+                        ),
                         ..Policy::from_lock(lock, &self.options.guarded)
                     },
                     launcher: self.options.launcher.clone(),
-                    inherited_env: inherited.vars,
+                    inherited_env: built.vars,
                 }),
                 (None, Some(ThreadSpec { unlocked: true, .. })) => PaneLock::Unlocked,
                 _ => PaneLock::None,
@@ -459,7 +465,7 @@ impl Workspace {
         };
         let activity = spec.activity.clone();
         let spawned = PaneSession::spawn(spec, self.wake.clone());
-        let Launch { command, cwd, thread, .. } = launch;
+        let Launch { command, cwd, thread, inherited } = launch;
         let (session, lock) = match spawned {
             Ok(session) => {
                 if let Some((sampler, activity)) = self.sampler.as_ref().zip(activity) {
@@ -488,8 +494,9 @@ impl Workspace {
             state: self.vault.as_ref().map(|v| v.state().to_owned()).unwrap_or_default(),
         });
         let ran_locked = matches!(lock, Enforcement::Locked { .. } | Enforcement::Degraded(_));
-        let env_passed = ran_locked.then_some(env_names);
-        let entry = Pane { session, command, cwd, size, thread, lock, env_passed, secrets };
+        let env_passed = env_names.filter(|_| ran_locked);
+        let entry =
+            Pane { session, command, cwd, size, thread, lock, env_passed, inherited, secrets };
         self.panes.insert(pane, entry);
         Ok(())
     }
@@ -543,7 +550,8 @@ impl Workspace {
         let source = self.pane_mut(pane)?;
         // Locked the same way as a locked pane (`split_lock`); else it starts where the split
         // one is now (the directory its shell is in), falling back to where it started.
-        let inherited = split_lock::inherited(source.thread.as_ref());
+        let inherited =
+            split_lock::inherited(source.thread.as_ref()).or_else(|| source.inherited.clone());
         let cwd = match &inherited {
             Some(inherited) => split_lock::start_dir(&source.session, &inherited.lock),
             None => current_dir(&source.session).or_else(|| source.cwd.clone()),

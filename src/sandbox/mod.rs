@@ -107,6 +107,17 @@ pub fn guarded_paths(
     guarded
 }
 
+/// The control sockets a lock must not show (`Policy::control_sockets`): `socket`, unless it
+/// lies in the socket folder every lock's view already hides; a `--listen` path elsewhere does
+/// not (a lock that would show it is refused).
+pub fn exposed_control_sockets(socket: &std::path::Path) -> Vec<std::path::PathBuf> {
+    if socket.starts_with(crate::ctl::socket_dir()) {
+        Vec::new()
+    } else {
+        vec![socket.to_owned()]
+    }
+}
+
 /// This platform's isolation; `exe` is the paddock binary (the Linux launcher).
 pub fn host(exe: std::path::PathBuf) -> Box<dyn Isolation + Send + Sync> {
     #[cfg(target_os = "linux")]

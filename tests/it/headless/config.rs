@@ -152,6 +152,10 @@ fn a_split_of_a_locked_pane_is_locked_the_same_way() {
     assert!(screen.starts_with(&format!("{}\n", work.join("sub").display())), "{screen}");
     assert!(!screen.contains("\nescaped\n") && !outside.join("escaped").exists(), "{screen}");
     assert!(work.join("sub/made-here").exists(), "the lock's folder stays writable");
+    // A split of that split is locked too.
+    let again = instance.ctl(&["split", "--pane", &id, "--down", "--", "sleep", "600"]);
+    let again: u64 = again.trim().parse().expect("id");
+    assert_eq!(instance.pane(again)["lock"]["level"], "locked");
     // The positive control: a split of an unlocked pane is not locked.
     let free = instance.ctl(&["split", "--pane", "2", "--down", "--", "sleep", "600"]);
     let free: u64 = free.trim().parse().expect("id");
