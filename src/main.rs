@@ -48,7 +48,7 @@ fn main() -> ExitCode {
                 }
             },
         },
-        Some(Command::Sandbox(args)) => sandbox_cli::run(args.verb),
+        Some(Command::Sandbox(args)) => sandbox_cli::run(args.verb, cli.run.config.as_deref()),
         Some(Command::Vault(args)) => finish("paddock vault", vault_cli::run(args), 1),
         None => run(cli.run),
     }

@@ -9,7 +9,8 @@ use crate::cli::{Net, SandboxVerb};
 use paddock::config::{LockPolicy, Network};
 use paddock::sandbox::{self, Enforcement, Policy};
 
-pub fn run(verb: SandboxVerb) -> ExitCode {
+/// `config`: a `--config` given before `sandbox`, guarded like the default file.
+pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock"));
     let isolation = sandbox::host(exe.clone());
     match verb {
@@ -50,7 +51,7 @@ pub fn run(verb: SandboxVerb) -> ExitCode {
                 control_sockets: std::env::var_os("PADDOCK_SOCKET")
                     .map(|socket| sandbox::exposed_control_sockets(Path::new(&socket)))
                     .unwrap_or_default(),
-                ..Policy::from_lock(&lock, &sandbox::guarded_paths(None, &exe))
+                ..Policy::from_lock(&lock, &sandbox::guarded_paths(config, &exe))
             };
             let launch = isolation.wrap(&policy, &command);
             let Some(argv) = launch.argv else {

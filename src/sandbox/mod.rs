@@ -94,14 +94,17 @@ pub fn guarded_folders() -> Vec<std::path::PathBuf> {
     config.into_iter().chain(state).collect()
 }
 
-/// Everything of paddock's that every lock guards: `guarded_folders`, the configuration file in
-/// use (a `--config` may lie anywhere, even in a lock folder, and a rewritten one would loosen
-/// the lock at the next start) and the paddock executable (every lock's launcher).
+/// Everything of paddock's that every lock guards: `guarded_folders`, the default configuration
+/// file and the one in use (a `--config` may lie anywhere, even in a lock folder; either may be a
+/// link into one, as dotfile managers make them; a rewritten one would loosen the lock at the
+/// next start) and the paddock executable (every lock's launcher).
 pub fn guarded_paths(
     config_file: Option<&std::path::Path>,
     exe: &std::path::Path,
 ) -> Vec<std::path::PathBuf> {
     let mut guarded = guarded_folders();
+    // A missing default file needs nothing more: its folder, guarded above, cannot gain it.
+    guarded.extend(crate::config::default_path().filter(|file| file.symlink_metadata().is_ok()));
     guarded.extend(config_file.map(|file| std::path::absolute(file).unwrap_or(file.to_owned())));
     guarded.push(exe.to_owned());
     guarded

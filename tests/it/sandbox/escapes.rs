@@ -433,3 +433,35 @@ fn tokens_in_the_environment_stay_outside_the_lock() {
     assert_eq!(probe(&[], "HOME"), format!("ok {}", fx.home.display()));
     assert_eq!(probe(&["--env-pass", "NPM_TOKEN"], "NPM_TOKEN"), "ok npm_leak");
 }
+
+/// paddock's configuration kept elsewhere and linked in place (as dotfile managers do) is
+/// protected where it really is, also when that is inside the lock; so is a `--config` given
+/// before `sandbox`. Found by an attack on the binary.
+#[test]
+fn a_linked_or_given_configuration_inside_the_lock_stays_read_only() {
+    let fx = Fixture::new("linked-config");
+    let real = fx.lock.join("dotfiles.ron");
+    std::fs::write(&real, "()").expect("config");
+    std::fs::create_dir_all(fx.config_home.join("paddock")).expect("config folder");
+    std::os::unix::fs::symlink(&real, fx.config_home.join("paddock/config.ron")).expect("link");
+    let out = fx.run(&[], &["append", &real.display().to_string()]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "err EROFS");
+    // A --config given before `sandbox`, inside the lock.
+    let given = fx.lock.join("given.ron");
+    std::fs::write(&given, "()").expect("config");
+    let lock = fx.lock.display().to_string();
+    let out = Command::new(PADDOCK)
+        .arg("--config")
+        .arg(&given)
+        .args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", PROBE, "append"])
+        .arg(&given)
+        .env("HOME", &fx.home)
+        .env("XDG_CONFIG_HOME", &fx.config_home)
+        .current_dir(&fx.lock)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "err EROFS");
+    assert_eq!(std::fs::read_to_string(&real).expect("real"), "()");
+    assert_eq!(std::fs::read_to_string(&given).expect("given"), "()");
+}
