@@ -114,7 +114,12 @@ pub fn guarded_paths(
 /// lies in the socket folder every lock's view already hides; a `--listen` path elsewhere does
 /// not (a lock that would show it is refused).
 pub fn exposed_control_sockets(socket: &std::path::Path) -> Vec<std::path::PathBuf> {
-    if socket.starts_with(crate::ctl::socket_dir()) {
+    #[cfg(unix)]
+    let hidden = socket.starts_with(crate::ctl::socket_dir());
+    // No control socket elsewhere yet, and no view that hides one.
+    #[cfg(not(unix))]
+    let hidden = false;
+    if hidden {
         Vec::new()
     } else {
         vec![socket.to_owned()]
