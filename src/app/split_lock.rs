@@ -24,8 +24,22 @@ pub fn inherited(thread: Option<&ThreadSpec>) -> Option<InheritedLock> {
 /// Where the split starts: the locked program's working folder as the kernel knows it, when
 /// the lock shows that folder; else the lock's first writable folder.
 pub fn start_dir(session: &PaneSession, lock: &LockPolicy) -> Option<PathBuf> {
-    let kernel = session.pid().and_then(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).ok());
+    let kernel = session
+        .pid()
+        .map(locked_program)
+        .and_then(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).ok());
     kernel.filter(|dir| shown_by(lock, dir)).or_else(|| lock.write.first().cloned())
+}
+
+/// The program of a locked pane whose process is `launcher`: on Linux the launcher waits
+/// outside the lock's PID namespace, its child is the lock's init, and the init's first child
+/// is the program. Elsewhere (and if the chain cannot be read) the pane's process itself.
+fn locked_program(launcher: u32) -> u32 {
+    let first_child = |pid: u32| {
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+        children.split_whitespace().next()?.parse::<u32>().ok()
+    };
+    first_child(launcher).and_then(first_child).unwrap_or(launcher)
 }
 
 /// Whether `dir` is one of the lock's folders or inside one, compared in canonical form.

@@ -2,7 +2,7 @@
 //! kernel. [`Isolation`] is what a platform can do (`probe`) and how it runs a command under a
 //! [`Policy`] (`wrap`); a lock that cannot be enforced as written refuses to run the command.
 //!
-//! Linux: user, mount and network namespaces, Landlock and seccomp, applied by a launcher
+//! Linux: user, mount, PID and network namespaces, Landlock and seccomp, applied by a launcher
 //! (`paddock __sandbox-exec`) that runs first in the pane's PTY. macOS: Seatbelt through
 //! `/usr/bin/sandbox-exec` (`seatbelt`). Elsewhere: not yet, and a lock is refused (`Unsupported`). [`Unlocked`] is
 //! the explicit absence of a lock, never a fallback.

@@ -1,10 +1,12 @@
 //! The launcher: `paddock __sandbox-exec --policy JSON -- CMD…`, the first program of a locked
 //! pane. Single-threaded, in this order: resolve the policy's paths; close inherited file
-//! descriptors; enter a user namespace (the user keeps their own uid), a mount namespace and,
-//! with the network off, an empty network namespace with `lo` up; build the filesystem the
-//! command sees (`view`: only the system's folders and the lock's, read-only but for the lock's
-//! writable folders and a /tmp of its own); drop every capability; apply Landlock and seccomp;
-//! exec the command. Any failure prints why (prefixed `paddock sandbox:`) and exits 125:
+//! descriptors; enter a user namespace (the user keeps their own uid), a mount namespace, a PID
+//! namespace and, with the network off, an empty network namespace with `lo` up; fork into the
+//! PID namespace (`init`: the launcher waits outside, its child is PID 1 inside); build the
+//! filesystem the command sees (`view`: only the system's folders and the lock's, read-only but
+//! for the lock's writable folders, a /tmp of its own and a /proc that shows only the lock's
+//! processes); drop every capability; apply Landlock and seccomp; fork and exec the command,
+//! which PID 1 waits for. Any failure prints why (prefixed `paddock sandbox:`) and exits 125:
 //! the command never runs after a failed step.
 
 use std::ffi::{CString, OsString};
@@ -12,7 +14,7 @@ use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use super::{filter, landlock_rules, view};
+use super::{filter, init, landlock_rules, view};
 use crate::sandbox::policy::Policy;
 use crate::sandbox::resolve::resolve;
 
@@ -30,7 +32,7 @@ pub fn main(args: Vec<OsString>) -> ! {
         Err(why) => fail(&why),
     };
     match lock(&policy) {
-        Ok(tmpdir) => exec(&command, &tmpdir),
+        Ok(tmpdir) => init::run(move || exec(&command, &tmpdir)),
         Err(why) => fail(&why),
     }
 }
@@ -86,7 +88,10 @@ fn lock(policy: &Policy) -> Result<PathBuf, String> {
         }
     }
     close_inherited_fds()?;
+    init::block_signals()?;
     enter_namespaces(uid, gid, resolved.network)?;
+    // From here on this is PID 1 of the lock; the launcher's first process waits outside.
+    init::enter()?;
     let tmpdir = view::build(&resolved, home.as_deref(), cwd.as_deref(), tty.as_deref())?;
     drop_capabilities()?;
     landlock_rules::apply(&resolved, &tmpdir, tty.as_deref())?;
@@ -104,7 +109,7 @@ fn close_inherited_fds() -> Result<(), String> {
 }
 
 fn enter_namespaces(uid: u32, gid: u32, network: bool) -> Result<(), String> {
-    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS;
+    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
     if !network {
         flags |= libc::CLONE_NEWNET;
     }

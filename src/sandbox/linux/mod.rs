@@ -1,7 +1,8 @@
-//! The Linux lock: user, mount and network namespaces, Landlock and seccomp, applied by the
+//! The Linux lock: user, mount, PID and network namespaces, Landlock and seccomp, applied by the
 //! launcher (`launch`) that a locked pane runs first.
 
 mod filter;
+mod init;
 mod landlock_rules;
 pub mod launch;
 mod view;
@@ -43,29 +44,65 @@ pub fn landlock_abi() -> Result<u32, String> {
     Ok(version as u32)
 }
 
-/// Whether this user may create user namespaces (tried in a child process, which exits).
+/// Whether this user may create the lock's namespaces and mount a /proc of its own in them
+/// (tried in child processes, which exit).
 fn user_namespaces() -> Result<(), String> {
-    // SAFETY: fork(2); the child only calls async-signal-safe unshare(2) and _exit(2).
+    const NO_NAMESPACES: i32 = 1;
+    const NO_PROC: i32 = 2;
+    // SAFETY: fork(2); the children call only async-signal-safe system calls and _exit(2).
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("cannot fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
-        // SAFETY: in the child.
+        // SAFETY: in the child: unshare, fork, mount, waitpid and _exit only.
         unsafe {
-            let ok = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET);
-            libc::_exit(if ok == 0 { 0 } else { 1 });
+            let flags =
+                libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWPID;
+            if libc::unshare(flags) != 0 {
+                libc::_exit(NO_NAMESPACES);
+            }
+            let init = libc::fork();
+            if init == 0 {
+                let private = libc::mount(
+                    std::ptr::null(),
+                    c"/".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                );
+                let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                let proc = libc::mount(
+                    c"proc".as_ptr(),
+                    c"/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    flags,
+                    std::ptr::null(),
+                );
+                libc::_exit(if private == 0 && proc == 0 { 0 } else { NO_PROC });
+            }
+            let mut status = NO_PROC << 8;
+            if init > 0 {
+                libc::waitpid(init, &mut status, 0);
+            }
+            let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { NO_PROC };
+            libc::_exit(code);
         }
     }
     let mut status = 0;
     // SAFETY: waiting for our own child.
     unsafe { libc::waitpid(pid, &mut status, 0) };
-    if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
-        Ok(())
-    } else {
-        Err("this user may not create user namespaces (see /proc/sys/user/max_user_namespaces, \
+    match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
+        Some(0) => Ok(()),
+        Some(NO_PROC) => Err(format!(
+            "the lock's PID namespace cannot mount a /proc of its own ({})",
+            view::PROC_HINT
+        )),
+        _ => Err(
+            "this user may not create user namespaces (see /proc/sys/user/max_user_namespaces, \
              kernel.apparmor_restrict_unprivileged_userns)"
-            .into())
+                .into(),
+        ),
     }
 }
 
@@ -79,7 +116,7 @@ impl Isolation for Linux {
         }
         let userns = user_namespaces();
         match &userns {
-            Ok(()) => lines.push("user, mount and network namespaces: yes".into()),
+            Ok(()) => lines.push("user, mount, PID and network namespaces: yes".into()),
             Err(why) => lines.push(format!("user namespaces: no: {why}")),
         }
         lines.push("seccomp: yes (filter mode)".into());

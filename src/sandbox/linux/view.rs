@@ -2,7 +2,7 @@
 //! the system's folders, the lock's folders at their own paths, the devices a program needs, a
 //! /tmp of its own, and empty folders for the home and working folders; everything else of the
 //! host (other home folders, /run and its sockets, paddock's control socket, other users'
-//! files) is not there at all. Then every mount is read-only, nosuid and nodev, except the
+//! files, other processes in /proc) is not there at all. Then every mount is read-only, nosuid and nodev, except the
 //! lock's writable folders and the pane's temporary folders; protected paths are read-only
 //! mounts of their own inside them. Landlock enforces the same rules again, by path.
 
@@ -21,6 +21,10 @@ pub const SYSTEM: &[&str] =
 /// Devices a program may open besides its terminal.
 pub const DEVICES: &[&str] =
     &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
+
+/// Why a fresh /proc may be refused: the kernel lets a namespace mount one only where the
+/// host's /proc is not partly hidden.
+pub const PROC_HINT: &str = "a container that masks parts of /proc refuses it";
 
 /// Where the new root is assembled before it becomes `/` (any mount point will do: what was
 /// there is reached through descriptors opened beforehand).
@@ -75,9 +79,7 @@ pub fn build(
     if let Some(dns) = dns_folder(resolved.network) {
         open_source(&mut sources, &dns, Role::System)?;
     }
-    for path in ["/proc", "/sys"] {
-        open_source(&mut sources, Path::new(path), Role::Info)?;
-    }
+    open_source(&mut sources, Path::new("/sys"), Role::Info)?;
     for path in DEVICES.iter().map(Path::new).chain(tty).chain([Path::new("/dev/pts")]) {
         open_source(&mut sources, path, Role::Device)?;
     }
@@ -137,6 +139,13 @@ pub fn build(
         mount(Some(&source), &target, None, libc::MS_BIND | libc::MS_REC, None)
             .map_err(|e| format!("{e} (showing {})", path.display()))?;
     }
+    // A /proc of the lock's own PID namespace: its processes only, so no other process's
+    // command line, environment or mounts.
+    let proc = inside(Path::new("/proc"));
+    std::fs::create_dir_all(&proc).map_err(|e| format!("cannot make /proc: {e}"))?;
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    mount(Some(Path::new("proc")), &proc, Some("proc"), flags, None)
+        .map_err(|e| format!("{e} (a /proc of the lock's own; {PROC_HINT})"))?;
     // paddock's control socket, the X server's sockets and the session's runtime folder,
     // where a lock folder shows them (a lock on /tmp, on $XDG_RUNTIME_DIR): hidden under empty
     // folders. A unix socket is

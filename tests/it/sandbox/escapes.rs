@@ -149,14 +149,17 @@ fn processes_outside_the_lock_are_out_of_reach() {
     let mut victim = Command::new("sleep").arg("60").spawn().expect("victim");
     let pid = victim.id().to_string();
     let me = std::process::id().to_string();
+    // The lock has a PID namespace of its own: processes outside it have no pid there.
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec!["kill".into(), pid.clone()], "err EPERM"),
+        (vec!["kill".into(), pid.clone()], "err ESRCH"),
         (vec!["ptrace".into(), pid.clone()], "err EPERM"),
-        (vec!["read".into(), format!("/proc/{pid}/environ")], "err EACCES"),
-        (vec!["read".into(), format!("/proc/{me}/environ")], "err EACCES"),
-        (vec!["read".into(), format!("/proc/{me}/mem")], "err EACCES"),
-        (vec!["listdir".into(), format!("/proc/{me}/root/")], "err EACCES"),
-        (vec!["listdir".into(), format!("/proc/{me}/cwd/")], "err EACCES"),
+        (vec!["read".into(), format!("/proc/{pid}/environ")], "err ENOENT"),
+        (vec!["read".into(), format!("/proc/{me}/environ")], "err ENOENT"),
+        (vec!["read".into(), format!("/proc/{me}/mem")], "err ENOENT"),
+        (vec!["listdir".into(), format!("/proc/{me}/root/")], "err ENOENT"),
+        (vec!["listdir".into(), format!("/proc/{me}/cwd/")], "err ENOENT"),
+        // Only the lock's own processes: its init (the launcher) and the probe.
+        (vec!["pids".into()], "ok 1 2"),
         (vec!["unshare".into()], "err EPERM"),
         (vec!["tiocsti".into()], "err EPERM"),
         (vec!["keyctl".into()], "err EPERM"),

@@ -4,6 +4,7 @@
 //! Positive controls in every group: a lock that denies everything fails the suite.
 
 mod escapes;
+mod lifetime;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,9 @@
 //! `paddock sandbox run|probe`: one command under a lock in this terminal, and what this system
 //! can enforce.
 
+#[cfg(unix)]
+mod relay;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -68,27 +71,15 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
     }
 }
 
-/// Become the launcher (the same process: nothing else runs in it yet) with only `env`.
+/// Run the launcher with only `env`, in a session (and on a terminal) of its own.
 fn exec(argv: Vec<String>, env: Vec<(OsString, OsString)>) -> ExitCode {
-    #[cfg(target_os = "linux")]
-    {
-        // Single-threaded here, so changing the environment races with nobody.
-        let keep: Vec<&OsString> = env.iter().map(|(key, _)| key).collect();
-        for (key, _) in std::env::vars_os() {
-            if !keep.contains(&&key) {
-                std::env::remove_var(key);
-            }
+    #[cfg(unix)]
+    match relay::run(&argv, env) {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Err(error) => {
+            eprintln!("paddock sandbox: cannot run {}: {error}; the command did not run", argv[0]);
+            ExitCode::from(125)
         }
-        let args = argv.into_iter().skip(2).map(OsString::from).collect();
-        paddock::sandbox::linux::launch::main(args)
-    }
-    #[cfg(all(unix, not(target_os = "linux")))]
-    {
-        use std::os::unix::process::CommandExt;
-        let error =
-            std::process::Command::new(&argv[0]).args(&argv[1..]).env_clear().envs(env).exec();
-        eprintln!("paddock sandbox: cannot run {}: {error}; the command did not run", argv[0]);
-        ExitCode::from(125)
     }
     #[cfg(not(unix))]
     {

@@ -1,0 +1,166 @@
+//! The lock's own PID namespace and its init. After `unshare(CLONE_NEWPID)` the launcher forks:
+//! the child is PID 1 of the new namespace and goes on to build the lock; the parent stays
+//! outside, passes signals in and exits as the child does. PID 1 forks the program, reaps every
+//! orphan the lock leaves it and passes on the signals sent from outside; when the program ends
+//! it exits, and the kernel kills whatever else is still in the namespace, so nothing a lock
+//! started outlives it. (A program as PID 1 would ignore every default-action signal, and its
+//! orphans would be zombies.)
+//!
+//! Signals are taken with `sigwaitinfo` from a blocked set: no handler, no global state.
+
+use std::io::Write;
+
+/// Passed on to the program when they come from outside (a pane closing, `kill`).
+const FORWARDED: &[libc::c_int] = &[
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTERM,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGWINCH,
+    libc::SIGCONT,
+];
+/// Job-control stops that the terminal sends its foreground group: they are the program's; the
+/// launcher's own processes must not stop with it.
+const STOPS: &[libc::c_int] = &[libc::SIGTSTP, libc::SIGTTIN, libc::SIGTTOU];
+
+fn waited() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data; sigemptyset and sigaddset initialise and fill it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in FORWARDED.iter().chain(STOPS).chain(&[libc::SIGCHLD]) {
+            libc::sigaddset(&mut set, *signal);
+        }
+        set
+    }
+}
+
+/// Block the signals the launcher waits for, before it forks, so that none is lost between the
+/// fork and the wait.
+pub fn block_signals() -> Result<(), String> {
+    let set = waited();
+    // SAFETY: a valid set; the launcher is single-threaded.
+    if unsafe { libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) } != 0 {
+        return Err(format!("cannot block signals: {}", std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+/// Fork into the new PID namespace (entered with `unshare` just before). Returns in the child,
+/// PID 1 there; the parent stands by outside until the child ends and exits as it did.
+pub fn enter() -> Result<(), String> {
+    // SAFETY: fork(2) in a single-threaded process.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        return Err(format!("cannot fork: {}", std::io::Error::last_os_error()));
+    }
+    if child == 0 {
+        // SAFETY: prctl(2): the launcher's end (SIGKILL from paddock) ends the lock with it.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+        return Ok(());
+    }
+    stand_by(child)
+}
+
+/// Outside the namespace: pass signals to PID 1 and leave with its status. The terminal's own
+/// signals (^C, ^Z, a resize) already reach the program's process group; a hangup goes to the
+/// session leader only, which this process is in a pane, so it is passed on.
+fn stand_by(init: libc::pid_t) -> ! {
+    loop {
+        let Some(info) = wait_signal() else { continue };
+        let signal = info.si_signo;
+        if signal == libc::SIGCHLD {
+            let mut status = 0;
+            // SAFETY: waiting for our own child without blocking.
+            if unsafe { libc::waitpid(init, &mut status, libc::WNOHANG) } == init {
+                std::process::exit(exit_code(status));
+            }
+            continue;
+        }
+        let from_terminal = info.si_code == libc::SI_KERNEL && signal != libc::SIGHUP;
+        if FORWARDED.contains(&signal) && !from_terminal {
+            // SAFETY: kill(2) to our own child.
+            unsafe { libc::kill(init, signal) };
+        }
+    }
+}
+
+/// As PID 1: fork the program (`start` runs in the child and execs it, or exits), reap every
+/// process, pass on signals from outside the namespace, and exit with the program's status.
+pub fn run(start: impl FnOnce()) -> ! {
+    // SAFETY: fork(2); this process is single-threaded.
+    let program = unsafe { libc::fork() };
+    if program < 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{} cannot fork: {}; the command did not run",
+            super::launch::PREFIX,
+            std::io::Error::last_os_error()
+        );
+        std::process::exit(super::launch::LOCK_FAILED);
+    }
+    if program == 0 {
+        // The program starts as programs expect to: no signal blocked, SIGPIPE at its default
+        // (Rust's runtime ignores it in the launcher).
+        // SAFETY: an empty set, and signal(2) with a valid disposition.
+        unsafe {
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+        start();
+        std::process::exit(super::launch::LOCK_FAILED);
+    }
+    loop {
+        let Some(info) = wait_signal() else { continue };
+        let signal = info.si_signo;
+        if signal == libc::SIGCHLD {
+            reap_all(program);
+            continue;
+        }
+        // From outside the namespace a sender's pid reads 0. Signals from inside reached their
+        // targets themselves; one sent to PID 1 gets nothing, as from any init.
+        // SAFETY: si_pid is valid for the user-sent signals waited for here.
+        let from_outside = info.si_code != libc::SI_KERNEL && unsafe { info.si_pid() } == 0;
+        if FORWARDED.contains(&signal) && from_outside {
+            // SAFETY: kill(2) to our own child.
+            unsafe { libc::kill(program, signal) };
+        }
+    }
+}
+
+/// Reap every ended child; exit with the program's status once it is among them.
+fn reap_all(program: libc::pid_t) {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid(2) for any child, without blocking.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid <= 0 {
+            return;
+        }
+        if pid == program {
+            std::process::exit(exit_code(status));
+        }
+    }
+}
+
+fn wait_signal() -> Option<libc::siginfo_t> {
+    let set = waited();
+    // SAFETY: a valid set and an out-pointer to zeroed plain data.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        (libc::sigwaitinfo(&set, &mut info) > 0).then_some(info)
+    }
+}
+
+/// As shells report it: the exit code, or 128 plus the signal that ended the process.
+fn exit_code(status: libc::c_int) -> i32 {
+    if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        libc::WEXITSTATUS(status)
+    }
+}
