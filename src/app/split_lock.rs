@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{LockPolicy, ThreadSpec};
+use crate::config::{ClipboardRule, LockPolicy, ThreadSpec};
 use crate::pty::PaneSession;
 
 /// The lock a split inherits from the pane it was split from.
@@ -12,13 +12,16 @@ use crate::pty::PaneSession;
 pub struct InheritedLock {
     pub lock: LockPolicy,
     pub env_pass: Vec<String>,
+    /// What its clipboard writes do, as in the pane it was split from.
+    pub clipboard: ClipboardRule,
 }
 
 /// What a split of a pane running `thread` inherits: its lock, if it has one.
 pub fn inherited(thread: Option<&ThreadSpec>) -> Option<InheritedLock> {
     let thread = thread?;
     let lock = thread.lock.clone()?;
-    Some(InheritedLock { lock, env_pass: thread.env_pass.clone() })
+    let clipboard = thread.clipboard_rule();
+    Some(InheritedLock { lock, env_pass: thread.env_pass.clone(), clipboard })
 }
 
 /// Where the split starts: the locked program's working folder as the kernel knows it, when

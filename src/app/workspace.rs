@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::{Placement, ThreadSpec};
+use crate::config::{ClipboardRule, Placement, ThreadSpec};
 use crate::ctl::protocol::{
     ErrorCode, InstanceInfo, LockInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
 };
@@ -399,6 +399,17 @@ impl Workspace {
     pub fn pulse_of(&self, pane: PaneId) -> Option<crate::pulse::PanePulse> {
         self.panes.get(&pane)?.session.activity()?;
         self.sampler.as_ref()?.latest().panes.get(&pane.0).cloned()
+    }
+
+    /// What `pane`'s clipboard writes do: its thread's rule, or the rule of the locked pane it
+    /// was split from; a pane of neither is a plain terminal's and may write.
+    pub fn clipboard_rule(&self, pane: PaneId) -> ClipboardRule {
+        let Some(pane) = self.panes.get(&pane) else { return ClipboardRule::Deny };
+        match (&pane.thread, &pane.inherited) {
+            (Some(thread), _) => thread.clipboard_rule(),
+            (None, Some(inherited)) => inherited.clipboard,
+            (None, None) => ClipboardRule::Allow,
+        }
     }
 
     /// The configured thread `pane` runs.

@@ -79,6 +79,31 @@ pub struct ThreadSpec {
     pub unlocked: bool,
     pub secrets: Vec<SecretRef>,
     pub pulse: PulseSettings,
+    /// What its programs' clipboard writes (OSC 52) do; `None`: the default for its lock.
+    pub clipboard: Option<ClipboardRule>,
+}
+
+impl ThreadSpec {
+    /// What its clipboard writes do: as configured, else refused for a locked thread (a locked
+    /// agent could fill the clipboard with a command the user then pastes into an unlocked
+    /// shell) and allowed for any other.
+    pub fn clipboard_rule(&self) -> ClipboardRule {
+        let default = if self.lock.is_some() { ClipboardRule::Deny } else { ClipboardRule::Allow };
+        self.clipboard.unwrap_or(default)
+    }
+}
+
+/// What a pane's clipboard writes (OSC 52) do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename = "Clipboard")]
+pub enum ClipboardRule {
+    /// Refused; the pane's title strip says so.
+    Deny,
+    /// Held until the user lets it through with the `allow_clipboard` key; the title strip
+    /// shows the request.
+    Ask,
+    /// Written at once.
+    Allow,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -54,6 +54,7 @@ pub struct RawThread {
     pub unlocked: Option<bool>,
     pub secrets: Option<Vec<RawSecret>>,
     pub pulse: Option<RawPulse>,
+    pub clipboard: Option<super::ClipboardRule>,
 }
 
 #[derive(Debug, Deserialize)]

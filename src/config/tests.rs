@@ -102,6 +102,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     quiet_after: 20,
                     needs_you: vec!["Apply these changes\\? \\(y/n\\)".into()],
                 },
+                clipboard: Some(ClipboardRule::Ask),
             },
             ThreadSpec {
                 name: "tests".into(),
@@ -114,6 +115,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 unlocked: false,
                 secrets: vec![],
                 pulse: PulseSettings::default(),
+                clipboard: None,
             },
             ThreadSpec {
                 name: "shell".into(),
@@ -126,6 +128,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 unlocked: true,
                 secrets: vec![],
                 pulse: PulseSettings::default(),
+                clipboard: None,
             },
         ],
     };
@@ -193,7 +196,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:39: threads[0].lock.write[0]: expected string, found `12`",
         ]),
         ("unknown field", "(threads: [\n  (nmae: \"a\"),\n])", &[
-            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`)",
+            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `clipboard`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
             "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`)",
@@ -241,7 +244,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:19: keys.search: expected a key chord such as \"Ctrl+Shift+T\" (Ctrl, Alt, Shift, then one key: a character or a name like PageUp, F5, Enter) or \"none\", found \"Ctrl+Hyper+F\"",
         ]),
         ("unknown action", "(keys: {\"nwe_tab\": \"F1\"})", &[
-            "1:9: keys.nwe_tab: unknown action `nwe_tab`: did you mean `new_tab`? (known: `new_tab`, `close_pane`, `split_right`, `split_down`, `focus_left`, `focus_right`, `focus_up`, `focus_down`, `zoom_pane`, `next_tab`, `previous_tab`, `font_bigger`, `font_smaller`, `font_reset`, `copy`, `paste`, `scroll_page_up`, `scroll_page_down`, `scroll_top`, `scroll_bottom`, `search`, `restart_thread`)",
+            "1:9: keys.nwe_tab: unknown action `nwe_tab`: did you mean `new_tab`? (known: `new_tab`, `close_pane`, `split_right`, `split_down`, `focus_left`, `focus_right`, `focus_up`, `focus_down`, `zoom_pane`, `next_tab`, `previous_tab`, `font_bigger`, `font_smaller`, `font_reset`, `copy`, `paste`, `scroll_page_up`, `scroll_page_down`, `scroll_top`, `scroll_bottom`, `search`, `restart_thread`, `allow_clipboard`)",
         ]),
         ("chord taken twice", "(keys: {\"copy\": \"Alt+X\", \"paste\": \"Alt+X\"})", &[
             "1:35: keys.paste: \"Alt+X\" is already bound to `copy` (unbind it with `\"copy\": \"none\"`)",
@@ -266,6 +269,9 @@ fn broken_files_get_exact_diagnostics() {
             "1:43: threads[0].env_pass[1]: expected an environment variable name (letters, digits, _), found \"GH TOKEN\"",
             "1:55: threads[0].env_pass[2]: TMPDIR cannot be passed into a lock: the lock hides your runtime folder and gives the program a temporary folder of its own",
         ]),
+        ("bad clipboard", "(threads: [(name: \"a\", clipboard: Maybe)])", &[
+            "1:35: threads[0].clipboard: unknown choice `Maybe` (known: `Deny`, `Ask`, `Allow`)",
+        ]),
     ];
     let mut wrong = Vec::new();
     for (what, src, expected) in cases {
@@ -281,6 +287,22 @@ fn broken_files_get_exact_diagnostics() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A locked thread's clipboard writes are refused unless its config says otherwise; any other
+/// thread's are allowed; a split of a locked pane keeps the rule (app::split_lock).
+#[test]
+fn clipboard_writes_are_refused_for_locked_threads_by_default() {
+    let home = Home::new("clipboard");
+    let threads = |src: &str| parse_with_home(src, Some(home.0.clone())).expect("parses").threads;
+    let lock = format!("lock: (write: [\"{}\"])", home.0.display());
+    let src = format!(
+        "(threads: [(name: \"locked\", {lock}), (name: \"asks\", {lock}, clipboard: Ask), \
+         (name: \"free\"), (name: \"quiet\", clipboard: Deny)])"
+    );
+    let rules: Vec<ClipboardRule> = threads(&src).iter().map(ThreadSpec::clipboard_rule).collect();
+    use ClipboardRule::*;
+    assert_eq!(rules, [Deny, Ask, Allow, Deny]);
 }
 
 #[test]

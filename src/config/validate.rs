@@ -355,8 +355,20 @@ fn thread_spec(
     let lock = raw.lock.and_then(|lock| lock_policy(check, &at.field("lock"), lock));
     let secrets = secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default());
     let pulse = raw.pulse.map(|p| pulse(check, &at.field("pulse"), p)).unwrap_or_default();
-    let spec =
-        ThreadSpec { name, command, cwd, env, env_pass, place, lock, unlocked, secrets, pulse };
+    let clipboard = raw.clipboard;
+    let spec = ThreadSpec {
+        name,
+        command,
+        cwd,
+        env,
+        env_pass,
+        place,
+        lock,
+        unlocked,
+        secrets,
+        pulse,
+        clipboard,
+    };
     (check.diagnostics.len() == before).then_some(spec)
 }
 

@@ -28,6 +28,7 @@ pub enum Action {
     ScrollBottom,
     Search,
     RestartThread,
+    AllowClipboard,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -83,6 +84,12 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
         "restart_thread",
         "Ctrl+Shift+R",
         "start the focused thread again as the configuration defines it now",
+    ),
+    (
+        Action::AllowClipboard,
+        "allow_clipboard",
+        "Ctrl+Shift+Y",
+        "let the focused pane's held clipboard write through (a thread with `clipboard: Ask`)",
     ),
 ];
 

@@ -1,5 +1,5 @@
 //! What the user looks at in a pane, apart from what the program wrote: how far the view is
-//! scrolled back, the selection, and the search.
+//! scrolled back, the selection, the search, and a clipboard write its rule held back.
 //!
 //! Pure: the terminal's read-only view in, positions out. Positions are absolute line numbers
 //! (`Terminal::line`), so a scrolled-back view, a selection and a search match stay on their
@@ -11,7 +11,39 @@ mod selection;
 pub use search::{Match, Search};
 pub use selection::{Point, Selection, SelectionKind};
 
+use std::time::{Duration, Instant};
+
 use crate::term::Terminal;
+
+/// How long a refused clipboard write is said in the title strip.
+pub const REFUSAL_SHOWN: Duration = Duration::from_secs(10);
+
+/// A clipboard write (OSC 52) from the pane's program that its rule held back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClipboardNote {
+    /// Waiting for the user to let it through (`allow_clipboard`); a later write replaces it.
+    Asking { text: String, primary: bool },
+    /// Refused at `at`.
+    Refused { at: Instant },
+}
+
+impl ClipboardNote {
+    /// What the title strip says at `now`, if anything; `allow`: the key that lets it through.
+    pub fn describe(&self, now: Instant, allow: Option<&str>) -> Option<String> {
+        match self {
+            ClipboardNote::Asking { text, .. } => {
+                let count = text.chars().count();
+                Some(match allow {
+                    Some(key) => format!("copy {count} chars? {key}"),
+                    None => format!("copy {count} chars? (allow_clipboard is unbound)"),
+                })
+            }
+            ClipboardNote::Refused { at } => {
+                (now < *at + REFUSAL_SHOWN).then(|| "clipboard write refused".to_owned())
+            }
+        }
+    }
+}
 
 /// One pane's scroll position, selection and search.
 #[derive(Clone, Debug, Default)]
@@ -21,6 +53,7 @@ pub struct PaneView {
     top: Option<u64>,
     pub selection: Option<Selection>,
     pub search: Option<Search>,
+    pub clipboard: Option<ClipboardNote>,
 }
 
 impl PaneView {

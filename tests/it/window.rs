@@ -503,3 +503,66 @@ fn a_pane_that_needs_you_glows_red_until_answered_and_the_glow_can_be_turned_off
     wait_for("no glow once pulse_glow is false", || edge() == background);
     app.stop();
 }
+
+/// Clipboard writes (OSC 52) follow the thread's rule: an unlocked pane's land (the positive
+/// control), a locked pane's are refused by default, and a pane with `clipboard: Ask` is held
+/// until the user lets it through with Ctrl+Shift+Y. What a paste into the unlocked shell shows
+/// is what the user would paste.
+#[test]
+fn a_locked_panes_clipboard_writes_are_refused_or_held_for_the_user() {
+    let x = Xvfb::start();
+    let (runtime, path) = config_file("clipboard");
+    let work = runtime.join("work");
+    std::fs::create_dir_all(&work).expect("work dir");
+    let work = work.display().to_string();
+    let bash = r#"command: ["bash", "--norc", "--noprofile"]"#;
+    let config = format!(
+        r#"(threads: [
+            (name: "shell", {bash}),
+            (name: "locked", {bash}, lock: (write: ["{work}"])),
+            (name: "asks", {bash}, lock: (write: ["{work}"]), clipboard: Ask),
+        ])"#
+    );
+    std::fs::write(&path, config).expect("write config");
+    let app = Windowed::start_with(&x, "clipboard", &[]);
+    let capture = |pane: &str| app.ctl(&["capture", "--pane", pane]);
+    for pane in ["1", "2", "3"] {
+        wait_for("a prompt", || capture(pane).contains("bash-"));
+    }
+    // `printf` the OSC 52 write of `text` in `pane`, then a marker once it is out.
+    let write = |pane: &str, text: &str, marker: &str| {
+        let encoded =
+            run(Command::new("sh").arg("-c").arg(format!("printf '%s' '{text}' | base64")));
+        let line = format!("printf '\\033]52;c;{}\\a'; echo {marker}\n", encoded.trim());
+        app.ctl(&["send", "--pane", pane, "--text", &line]);
+        wait_for("the marker", || capture(pane).contains(&format!("\n{marker}\n")));
+    };
+    let mut pastes = 0;
+    let mut paste = || {
+        pastes += 1;
+        app.ctl(&["focus", "--pane", "1"]);
+        xdotool(&x, &["type", "--delay", "20", &format!("echo paste{pastes}:")]);
+        xdotool(&x, &["key", "ctrl+shift+v", "Return"]);
+        let prefix = format!("\npaste{pastes}:");
+        let mut got = String::new();
+        wait_for("the pasted text", || {
+            let screen = capture("1");
+            let line = screen.split(&prefix).nth(1).and_then(|rest| rest.lines().next());
+            got = line.unwrap_or_default().to_owned();
+            line.is_some()
+        });
+        got
+    };
+    write("1", "original", "one");
+    assert_eq!(paste(), "original", "an unlocked pane may write the clipboard");
+    write("2", "rm -rf ~", "two");
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(paste(), "original", "a locked pane's write is refused");
+    write("3", "asked", "three");
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(paste(), "original", "an asking pane's write waits for the user");
+    app.ctl(&["focus", "--pane", "3"]);
+    xdotool(&x, &["key", "ctrl+shift+y"]);
+    assert_eq!(paste(), "asked", "let through with Ctrl+Shift+Y");
+    app.stop();
+}

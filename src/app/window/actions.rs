@@ -12,7 +12,7 @@ use crate::ctl::protocol::{Request, SplitDirection};
 use crate::input::{encode_paste, Action};
 use crate::mux::{Direction, PaneId};
 use crate::term::Modes;
-use crate::view::Search;
+use crate::view::{ClipboardNote, Search};
 
 impl WindowApp {
     fn focused(&self) -> Option<PaneId> {
@@ -80,6 +80,12 @@ impl WindowApp {
                 if let Some(pane) = focused {
                     let view = self.views.entry(pane).or_default();
                     view.search.get_or_insert_with(Search::default);
+                }
+                None
+            }
+            Action::AllowClipboard => {
+                if let Some(pane) = focused {
+                    self.allow_clipboard(pane);
                 }
                 None
             }
@@ -164,6 +170,14 @@ impl WindowApp {
             Action::ScrollPageDown => view.scroll(&term, page),
             Action::ScrollTop => view.scroll(&term, i64::MIN / 2),
             _ => view.follow(),
+        }
+    }
+
+    /// Let `pane`'s held clipboard write through, if it has one.
+    fn allow_clipboard(&mut self, pane: PaneId) {
+        let Some(view) = self.views.get_mut(&pane) else { return };
+        if let Some(ClipboardNote::Asking { text, primary }) = view.clipboard.take() {
+            self.clipboard.set(Board::of(primary), text);
         }
     }
 

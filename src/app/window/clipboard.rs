@@ -12,6 +12,17 @@ pub enum Board {
     Primary,
 }
 
+impl Board {
+    /// The board an OSC 52 write names: the primary selection, or the clipboard.
+    pub fn of(primary: bool) -> Board {
+        if primary {
+            Board::Primary
+        } else {
+            Board::Clipboard
+        }
+    }
+}
+
 pub struct Clipboard {
     inner: Option<arboard::Clipboard>,
     complained: bool,

@@ -23,7 +23,7 @@ use crate::render::scene::{
 use crate::render::text::PaneText;
 use crate::sandbox::Enforcement;
 use crate::term::{CursorShape, Modes, TermSize, Terminal};
-use crate::view::PaneView;
+use crate::view::{ClipboardNote, PaneView, REFUSAL_SHOWN};
 
 /// Rows above the panes for the tab bar.
 pub const TAB_BAR_ROWS: usize = 1;
@@ -77,6 +77,8 @@ pub struct FrameContext<'a> {
     pub origin: [f32; 2],
     /// The chord that restarts a thread, named where a thread's configuration changed.
     pub restart_chord: Option<Chord>,
+    /// The key that lets a held clipboard write through.
+    pub allow_clipboard_chord: Option<Chord>,
     pub theme: &'a Theme,
     pub software: bool,
     pub views: &'a HashMap<PaneId, PaneView>,
@@ -129,9 +131,13 @@ impl FrameBuilder {
             let origin = [x, strip_y + header as f32 * cell.height];
             let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
             if header > 0 {
-                let chord = cx.restart_chord;
                 let strip =
-                    title_strip(workspace, *pane, pulse.as_ref(), &term, view, rect.cols, chord);
+                    title_strip(workspace, *pane, pulse.as_ref(), &term, view, rect.cols, cx);
+                if let Some(ClipboardNote::Refused { at }) = &view.clipboard {
+                    if cx.now < *at + REFUSAL_SHOWN {
+                        soonest(*at + REFUSAL_SHOWN);
+                    }
+                }
                 let background = if focused { cx.theme.focused_strip } else { cx.theme.strip };
                 let width = rect.cols as f32 * cell.width;
                 rects.push(RectInstance::new(x, strip_y, width, cell.height, background));
@@ -319,7 +325,7 @@ fn title_strip(
     term: &Terminal,
     view: &PaneView,
     cols: usize,
-    restart_chord: Option<Chord>,
+    cx: &FrameContext<'_>,
 ) -> Terminal {
     let program = workspace
         .command_of(pane)
@@ -337,11 +343,14 @@ fn title_strip(
             Some(chrome::search_prompt(&search.query, missing))
         }
         None => match view.scrolled_back(term) {
-            0 if workspace.config_changed(pane) => Some(match restart_chord {
+            0 if workspace.config_changed(pane) => Some(match cx.restart_chord {
                 Some(chord) => format!("config changed: {chord} restarts"),
                 None => "config changed".to_owned(),
             }),
-            0 => None,
+            0 => {
+                let allow = cx.allow_clipboard_chord.map(|c| c.to_string());
+                view.clipboard.as_ref().and_then(|note| note.describe(cx.now, allow.as_deref()))
+            }
             n => Some(format!("\u{2191} {n} lines")),
         },
     };

@@ -27,12 +27,12 @@ use winit::window::{Window, WindowId};
 
 use super::headless::{HeadlessOptions, Instance};
 use super::signals::{Signal, SignalListener};
-use crate::config::Config;
+use crate::config::{ClipboardRule, Config};
 use crate::ctl::Call;
 use crate::input::InputModes;
 use crate::mux::PaneId;
 use crate::term::{Modes, TermEvent};
-use crate::view::PaneView;
+use crate::view::{ClipboardNote, PaneView};
 use clipboard::{Board, Clipboard};
 use frame::{FrameBuilder, FrameContext};
 use surface::{Look, Surface};
@@ -179,7 +179,8 @@ impl WindowApp {
     }
 
     /// Take what the panes' programs raised: bells flash their pane, OSC 52 writes set the
-    /// clipboard (reads are refused: a program may not read what the user copied elsewhere).
+    /// clipboard as the pane's rule says (allowed, held for the user, or refused; reads are
+    /// always refused: a program may not read what the user copied elsewhere).
     fn take_events(&mut self) {
         let workspace = self.instance.workspace();
         let mut events = Vec::new();
@@ -196,12 +197,17 @@ impl WindowApp {
                     self.flashes.insert(pane, now);
                 }
                 TermEvent::ClipboardStore { selection, data } => {
-                    let board = if selection.contains('p') && !selection.contains('c') {
-                        Board::Primary
-                    } else {
-                        Board::Clipboard
+                    let primary = selection.contains('p') && !selection.contains('c');
+                    let text = String::from_utf8_lossy(&data).into_owned();
+                    let note = match self.instance.workspace().clipboard_rule(pane) {
+                        ClipboardRule::Allow => {
+                            self.clipboard.set(Board::of(primary), text);
+                            continue;
+                        }
+                        ClipboardRule::Ask => ClipboardNote::Asking { text, primary },
+                        ClipboardRule::Deny => ClipboardNote::Refused { at: now },
                     };
-                    self.clipboard.set(board, String::from_utf8_lossy(&data).into_owned());
+                    self.views.entry(pane).or_default().clipboard = Some(note);
                 }
                 _ => {}
             }
@@ -221,6 +227,7 @@ impl WindowApp {
             grid: surface.grid(),
             origin: surface.grid_origin(),
             restart_chord: self.config.keys.chord_of(crate::input::Action::RestartThread),
+            allow_clipboard_chord: self.config.keys.chord_of(crate::input::Action::AllowClipboard),
             theme: surface.theme(),
             software: surface.is_software(),
             views: &self.views,
