@@ -72,6 +72,11 @@ pub enum ResolveError {
     Relative(PathBuf),
     #[error("the socket {0} the lock lets through does not exist")]
     MissingSocket(PathBuf),
+    #[error(
+        "{0} is not a unix socket: `sockets` names sockets one by one (a folder would let \
+         every socket in it through)"
+    )]
+    NotASocket(PathBuf),
     #[error("the protected path {0} {1}")]
     Unprotectable(PathBuf, Unprotected),
     #[error(
@@ -164,7 +169,14 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     let unix_sockets = policy
         .unix_sockets
         .iter()
-        .map(|path| path.canonicalize().map_err(|_| ResolveError::MissingSocket(path.clone())))
+        .map(|path| {
+            let real =
+                path.canonicalize().map_err(|_| ResolveError::MissingSocket(path.clone()))?;
+            match std::fs::metadata(&real) {
+                Ok(meta) if is_socket(&meta) => Ok(real),
+                _ => Err(ResolveError::NotASocket(path.clone())),
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Resolved { write, read, protect, unix_sockets, network: policy.network })
 }
@@ -220,6 +232,16 @@ fn where_it_lies(path: &Path) -> PathBuf {
         folder = dir.parent();
     }
     path.to_owned()
+}
+
+#[cfg(unix)]
+fn is_socket(meta: &std::fs::Metadata) -> bool {
+    std::os::unix::fs::FileTypeExt::is_socket(&meta.file_type())
+}
+
+#[cfg(not(unix))]
+fn is_socket(_meta: &std::fs::Metadata) -> bool {
+    false
 }
 
 #[cfg(test)]

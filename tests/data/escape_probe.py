@@ -73,6 +73,19 @@ def run(action, args):
         s.settimeout(3)
         s.connect(args[0] if not args[0].startswith("@") else "\0" + args[0][1:])
         s.sendall(b"pwned"); s.close(); ok()
+    elif action == "unix_dgram":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.sendto(b"pwned", args[0]); ok()
+    elif action == "socketpair":
+        kinds = {"stream": socket.SOCK_STREAM, "dgram": socket.SOCK_DGRAM}
+        a, b = socket.socketpair(socket.AF_UNIX, kinds[args[0]]); a.send(b"x"); ok(b.recv(1).decode())
+    elif action == "unix_own":
+        # A server of the lock's own on a socket path, reached from inside.
+        server = socket.socket(socket.AF_UNIX); server.bind(args[0]); server.listen(1)
+        client = socket.socket(socket.AF_UNIX); client.connect(args[0])
+        conn, _ = server.accept(); client.sendall(b"hi"); ok(conn.recv(2).decode())
+    elif action == "after":
+        time.sleep(float(args[0])); run(args[1], args[2:])
     elif action == "loopback_server":
         # A server inside the pane, reached from inside: localhost works under a lock.
         server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(1)

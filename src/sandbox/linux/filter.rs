@@ -1,5 +1,5 @@
 //! The seccomp filter of a lock: system calls a locked command never needs and that would get
-//! around the rest of the lock. Each fails with EPERM (clone3 with ENOSYS, so that the C
+//! around the rest of the lock (unix datagram sockets among them). Each fails with EPERM (clone3 with ENOSYS, so that the C
 //! library falls back to clone, whose flags the filter can read), and so does every x32 call on
 //! x86_64.
 
@@ -45,6 +45,8 @@ const DENIED: &[libc::c_long] = &[
 const TIOCSTI: u64 = 0x5412;
 const TIOCLINUX: u64 = 0x541C;
 const IPPROTO_MPTCP: u64 = 262;
+/// The socket type without SOCK_NONBLOCK and SOCK_CLOEXEC.
+const SOCK_TYPE_MASK: u64 = 0xf;
 
 pub fn apply(network: bool) -> Result<(), String> {
     build(network)
@@ -108,12 +110,22 @@ fn build(network: bool) -> Result<(BpfProgram, BpfProgram), seccompiler::Error> 
         .into_iter()
         .map(|family| arg(0, SeccompCmpOp::Ne, family as u64))
         .collect::<Result<Vec<_>, _>>()?;
+    // A unix datagram socket can send to any socket path with sendto/sendmsg, which the
+    // socket gate (`sockets.rs`, on connect) does not see: none is made in a lock.
+    let unix_datagram = || -> Result<SeccompRule, seccompiler::Error> {
+        Ok(SeccompRule::new(vec![
+            arg(0, SeccompCmpOp::Eq, libc::AF_UNIX as u64)?,
+            arg(1, SeccompCmpOp::MaskedEq(SOCK_TYPE_MASK), libc::SOCK_DGRAM as u64)?,
+        ])?)
+    };
     let socket = vec![
         SeccompRule::new(others)?,
         // Multipath TCP is TCP that older Landlock versions do not see.
         SeccompRule::new(vec![arg(2, SeccompCmpOp::Eq, IPPROTO_MPTCP)?])?,
+        unix_datagram()?,
     ];
     rules.insert(libc::SYS_socket, socket);
+    rules.insert(libc::SYS_socketpair, vec![unix_datagram()?]);
     rules.insert(
         libc::SYS_ioctl,
         vec![

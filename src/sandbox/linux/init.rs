@@ -6,9 +6,13 @@
 //! started outlives it. (A program as PID 1 would ignore every default-action signal, and its
 //! orphans would be zombies.)
 //!
-//! Signals are taken with `sigwaitinfo` from a blocked set: no handler, no global state.
+//! Signals are taken from a blocked set (`sigwaitinfo` outside, a signalfd inside, polled with
+//! the socket gate's listener): no handler, no global state.
 
 use std::io::Write;
+use std::sync::Arc;
+
+use super::sockets::Gate;
 
 /// Passed on to the program when they come from outside (a pane closing, `kill`).
 const FORWARDED: &[libc::c_int] = &[
@@ -87,9 +91,10 @@ fn stand_by(init: libc::pid_t) -> ! {
     }
 }
 
-/// As PID 1: fork the program (`start` runs in the child and execs it, or exits), reap every
-/// process, pass on signals from outside the namespace, and exit with the program's status.
-pub fn run(start: impl FnOnce()) -> ! {
+/// As PID 1: fork the program (`start` runs in the child and execs it, or exits), take the
+/// socket gate's listener from it (`gate`, in this process), reap every process, answer the
+/// gate, pass on signals from outside the namespace, and exit with the program's status.
+pub fn run(start: impl FnOnce(), gate: impl FnOnce() -> Option<Gate>) -> ! {
     // SAFETY: fork(2); this process is single-threaded.
     let program = unsafe { libc::fork() };
     if program < 0 {
@@ -114,21 +119,62 @@ pub fn run(start: impl FnOnce()) -> ! {
         start();
         std::process::exit(super::launch::LOCK_FAILED);
     }
+    // The program's ends of what `start` holds are closed here, so that the gate's handoff
+    // ends if the program fails before it.
+    drop(start);
+    let gate = gate().map(Arc::new);
+    let signals = signal_fd();
     loop {
-        let Some(info) = wait_signal() else { continue };
-        let signal = info.si_signo;
-        if signal == libc::SIGCHLD {
-            reap_all(program);
+        let mut polled = vec![libc::pollfd { fd: signals, events: libc::POLLIN, revents: 0 }];
+        if let Some(gate) = &gate {
+            polled.push(libc::pollfd { fd: gate.fd(), events: libc::POLLIN, revents: 0 });
+        }
+        // SAFETY: poll(2) on descriptors we hold.
+        if unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as _, -1) } <= 0 {
             continue;
         }
-        // From outside the namespace a sender's pid reads 0. Signals from inside reached their
-        // targets themselves; one sent to PID 1 gets nothing, as from any init.
-        // SAFETY: si_pid is valid for the user-sent signals waited for here.
-        let from_outside = info.si_code != libc::SI_KERNEL && unsafe { info.si_pid() } == 0;
-        if FORWARDED.contains(&signal) && from_outside {
-            // SAFETY: kill(2) to our own child.
-            unsafe { libc::kill(program, signal) };
+        if let Some(gate) = gate.as_ref().filter(|_| polled.get(1).is_some_and(|p| p.revents != 0))
+        {
+            gate.serve_one();
         }
+        if polled[0].revents != 0 {
+            while let Some(info) = read_signal(signals) {
+                take_signal(&info, program);
+            }
+        }
+    }
+}
+
+/// One signal PID 1 took: a child ended (reap, and leave with the program), or one to pass
+/// on. From outside the namespace a sender's pid reads 0. Signals from inside reached their
+/// targets themselves; one sent to PID 1 gets nothing, as from any init.
+fn take_signal(info: &libc::signalfd_siginfo, program: libc::pid_t) {
+    let signal = info.ssi_signo as libc::c_int;
+    if signal == libc::SIGCHLD {
+        reap_all(program);
+        return;
+    }
+    let from_outside = info.ssi_code != libc::SI_KERNEL && info.ssi_pid == 0;
+    if FORWARDED.contains(&signal) && from_outside {
+        // SAFETY: kill(2) to our own child.
+        unsafe { libc::kill(program, signal) };
+    }
+}
+
+/// The waited signals as a descriptor (they stay blocked, so nothing else takes them).
+fn signal_fd() -> libc::c_int {
+    let set = waited();
+    // SAFETY: signalfd(2) with a valid set.
+    unsafe { libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK) }
+}
+
+fn read_signal(fd: libc::c_int) -> Option<libc::signalfd_siginfo> {
+    // SAFETY: reading one whole signalfd_siginfo into zeroed plain data.
+    unsafe {
+        let mut info: libc::signalfd_siginfo = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::signalfd_siginfo>();
+        let read = libc::read(fd, (&mut info as *mut libc::signalfd_siginfo).cast(), size);
+        (read == size as isize).then_some(info)
     }
 }
 

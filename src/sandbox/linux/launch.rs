@@ -14,7 +14,8 @@ use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use super::{filter, init, landlock_rules, view};
+use super::sockets::{self, ListedFolders};
+use super::{caps, filter, init, landlock_rules, view};
 use crate::sandbox::policy::Policy;
 use crate::sandbox::resolve::resolve;
 
@@ -31,10 +32,23 @@ pub fn main(args: Vec<OsString>) -> ! {
         Ok(parsed) => parsed,
         Err(why) => fail(&why),
     };
-    match lock(&policy) {
-        Ok(tmpdir) => init::run(move || exec(&command, &tmpdir)),
-        Err(why) => fail(&why),
-    }
+    let Locked { tmpdir, listed } = lock(&policy).unwrap_or_else(|why| fail(&why));
+    let (init_end, program_end) = sockets::handoff().unwrap_or_else(|why| fail(&why));
+    let program = move || {
+        // The program keeps no capability at all; then every connect it makes goes to PID 1.
+        if let Err(why) = caps::drop_kept().and_then(|()| sockets::install(program_end)) {
+            fail(&why);
+        }
+        exec(&command, &tmpdir)
+    };
+    init::run(program, move || sockets::receive(init_end, listed))
+}
+
+/// What the locked PID 1 keeps for the program: its temporary folder, and the folders of the
+/// sockets the lock lets through.
+struct Locked {
+    tmpdir: PathBuf,
+    listed: ListedFolders,
 }
 
 fn fail(why: &str) -> ! {
@@ -60,8 +74,8 @@ fn parse(args: Vec<OsString>) -> Result<(Policy, Vec<OsString>), String> {
     Ok((policy, command))
 }
 
-/// Every step before the exec; returns the pane's temporary folder.
-fn lock(policy: &Policy) -> Result<PathBuf, String> {
+/// Every step before the program's fork, in PID 1.
+fn lock(policy: &Policy) -> Result<Locked, String> {
     // Canonical, as every path of the view is (`/home` may be a link to `/var/home`).
     let home = std::env::var_os("HOME").map(|h| {
         let home = PathBuf::from(h);
@@ -92,11 +106,12 @@ fn lock(policy: &Policy) -> Result<PathBuf, String> {
     enter_namespaces(uid, gid, resolved.network)?;
     // From here on this is PID 1 of the lock; the launcher's first process waits outside.
     init::enter()?;
+    let listed = ListedFolders::open(&resolved.unix_sockets)?;
     let tmpdir = view::build(&resolved, home.as_deref(), cwd.as_deref(), tty.as_deref())?;
-    drop_capabilities()?;
+    caps::drop_all_but_the_gates()?;
     landlock_rules::apply(&resolved, &tmpdir, tty.as_deref())?;
     filter::apply(resolved.network)?;
-    Ok(tmpdir)
+    Ok(Locked { tmpdir, listed })
 }
 
 fn close_inherited_fds() -> Result<(), String> {
@@ -164,63 +179,6 @@ fn loopback_up() -> Result<(), String> {
     Ok(())
 }
 
-/// No capability survives, in the namespace or across the exec: the bounding set is emptied,
-/// root's exec gains nothing (secure bits, locked), and the sets are cleared.
-fn drop_capabilities() -> Result<(), String> {
-    let last: libc::c_ulong = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(63);
-    const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
-    const SECBIT_NOROOT_LOCKED: libc::c_ulong = 1 << 1;
-    const SECBIT_NO_SETUID_FIXUP: libc::c_ulong = 1 << 2;
-    const SECBIT_NO_SETUID_FIXUP_LOCKED: libc::c_ulong = 1 << 3;
-    const SECBIT_KEEP_CAPS_LOCKED: libc::c_ulong = 1 << 5;
-    const SECBIT_NO_CAP_AMBIENT_RAISE: libc::c_ulong = 1 << 6;
-    const SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED: libc::c_ulong = 1 << 7;
-    // SAFETY: prctl(2) and capset(2) with valid arguments, on this thread only.
-    unsafe {
-        for cap in 0..=last {
-            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno_raw() != libc::EINVAL
-            {
-                return Err(format!("cannot drop capability {cap}: {}", errno()));
-            }
-        }
-        let bits = SECBIT_NOROOT
-            | SECBIT_NOROOT_LOCKED
-            | SECBIT_NO_SETUID_FIXUP
-            | SECBIT_NO_SETUID_FIXUP_LOCKED
-            | SECBIT_KEEP_CAPS_LOCKED
-            | SECBIT_NO_CAP_AMBIENT_RAISE
-            | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-        if libc::prctl(libc::PR_SET_SECUREBITS, bits, 0, 0, 0) != 0 {
-            return Err(format!("cannot lock the secure bits: {}", errno()));
-        }
-        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-        #[repr(C)]
-        struct Header {
-            version: u32,
-            pid: i32,
-        }
-        #[repr(C)]
-        #[derive(Clone, Copy)]
-        struct Data {
-            effective: u32,
-            permitted: u32,
-            inheritable: u32,
-        }
-        let header = Header { version: 0x2008_0522, pid: 0 };
-        let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
-        if libc::syscall(libc::SYS_capset, &header as *const Header, data.as_ptr()) != 0 {
-            return Err(format!("cannot drop capabilities: {}", errno()));
-        }
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-            return Err(format!("cannot set no_new_privs: {}", errno()));
-        }
-    }
-    Ok(())
-}
-
 fn exec(command: &[OsString], tmpdir: &Path) -> ! {
     std::env::set_var("TMPDIR", tmpdir);
     // The view hides the session's runtime folder; the variable was only for building it.
@@ -238,10 +196,6 @@ fn exec(command: &[OsString], tmpdir: &Path) -> ! {
     // As shells do: 127 when the command is not there, 126 when it cannot be run.
     let code = if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
     std::process::exit(code)
-}
-
-fn errno_raw() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
 fn errno() -> std::io::Error {

@@ -1,10 +1,12 @@
 //! The Linux lock: user, mount, PID and network namespaces, Landlock and seccomp, applied by the
 //! launcher (`launch`) that a locked pane runs first.
 
+mod caps;
 mod filter;
 mod init;
 mod landlock_rules;
 pub mod launch;
+mod sockets;
 mod view;
 
 use std::path::PathBuf;

@@ -100,8 +100,10 @@ pub fn build(
         }
         open_source(&mut sources, path, Role::Protect)?;
     }
-    // Sockets the lock lets through are shown where they are; no other socket is there.
-    for path in &resolved.unix_sockets {
+    // Sockets the lock lets through are shown where they are (inside a shown folder they are
+    // there already); the socket gate connects them (`sockets.rs`).
+    let shown = |p: &Path| resolved.write.iter().chain(&resolved.read).any(|f| p.starts_with(f));
+    for path in resolved.unix_sockets.iter().filter(|p| !shown(p)) {
         open_source(&mut sources, path, Role::Read)?;
     }
     // Outer folders before the ones inside them; protections last, on top.

@@ -381,7 +381,8 @@ fn the_control_socket_stays_out_of_reach_when_a_lock_folder_holds_it() {
 }
 
 /// The session's runtime folder ($XDG_RUNTIME_DIR: D-Bus, the keyring, Wayland, an ssh agent)
-/// is hidden even where a lock folder holds it; the lock folder's other sockets stay reachable.
+/// is hidden even where a lock folder holds it; another host socket in the lock folder is
+/// refused unless the lock lists it (see sockets.rs), and then reached.
 #[test]
 fn the_session_runtime_folder_is_hidden_inside_a_lock_folder() {
     let fx = Fixture::new("runtime");
@@ -390,9 +391,11 @@ fn the_session_runtime_folder_is_hidden_inside_a_lock_folder() {
     let _bus = UnixListener::bind(run.join("bus")).expect("bus listener");
     let _other = UnixListener::bind(fx.lock.join("other.sock")).expect("other listener");
     let lock = fx.lock.display().to_string();
-    let probe = |socket: &str| {
+    let probe = |socket: &str, extra: &[&str]| {
         let out = Command::new(PADDOCK)
-            .args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", PROBE, "unix", socket])
+            .args(["sandbox", "run", "--write", &lock])
+            .args(extra)
+            .args(["--", PYTHON, "-c", PROBE, "unix", socket])
             .env("XDG_RUNTIME_DIR", &run)
             .env("HOME", &fx.home)
             .stdin(Stdio::null())
@@ -401,9 +404,12 @@ fn the_session_runtime_folder_is_hidden_inside_a_lock_folder() {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         (String::from_utf8_lossy(&out.stdout).trim().to_owned(), stderr)
     };
-    let (found, stderr) = probe(&fx.path("lock/run/bus"));
+    let (found, stderr) = probe(&fx.path("lock/run/bus"), &[]);
     assert_eq!(found, "err ENOENT", "{stderr}");
-    let (found, stderr) = probe(&fx.path("lock/other.sock"));
+    let other = fx.path("lock/other.sock");
+    let (found, stderr) = probe(&other, &[]);
+    assert_eq!(found, "err EACCES", "{stderr}");
+    let (found, stderr) = probe(&other, &["--socket", &other]);
     assert_eq!(found, "ok", "{stderr}");
 }
 

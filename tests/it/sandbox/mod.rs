@@ -5,6 +5,7 @@
 
 mod escapes;
 mod lifetime;
+mod sockets;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
