@@ -84,6 +84,10 @@ def run(action, args):
         server = socket.socket(socket.AF_UNIX); server.bind(args[0]); server.listen(1)
         client = socket.socket(socket.AF_UNIX); client.connect(args[0])
         conn, _ = server.accept(); client.sendall(b"hi"); ok(conn.recv(2).decode())
+    elif action == "in_thread":
+        # The same attempt from a second thread of the process.
+        import threading
+        thread = threading.Thread(target=attempt, args=(args[0], args[1:])); thread.start(); thread.join()
     elif action == "after":
         time.sleep(float(args[0])); run(args[1], args[2:])
     elif action == "loopback_server":
@@ -133,7 +137,10 @@ def run(action, args):
         print("unknown action " + action)
         sys.exit(2)
 
-try:
-    run(sys.argv[1], sys.argv[2:])
-except OSError as e:
-    err(e.errno or 0)
+def attempt(action, args):
+    try:
+        run(action, args)
+    except OSError as e:
+        err(e.errno or 0)
+
+attempt(sys.argv[1], sys.argv[2:])

@@ -198,7 +198,9 @@ impl Gate {
         // Both taken before the check that the call is still the one received, so that a
         // pid used again meanwhile cannot hand us another process.
         let memory = File::open(format!("/proc/{pid}/mem")).map_err(|_| libc::EPERM)?;
-        let pidfd = pidfd_open(pid)?;
+        // The caller may be any thread; its process (which holds the descriptor table) is the
+        // one a pidfd names.
+        let pidfd = pidfd_open(thread_group(pid)?)?;
         if !self.still_waiting(call.id) {
             return Err(libc::EINTR);
         }
@@ -295,6 +297,16 @@ fn connect(socket: &OwnedFd, address: &[u8]) -> Result<(), i32> {
     } else {
         Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
     }
+}
+
+/// The process (thread group) thread `tid` belongs to.
+fn thread_group(tid: u32) -> Result<u32, i32> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).map_err(|_| libc::ESRCH)?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("Tgid:"))
+        .and_then(|tgid| tgid.trim().parse().ok())
+        .ok_or(libc::ESRCH)
 }
 
 fn pidfd_open(pid: u32) -> Result<OwnedFd, i32> {

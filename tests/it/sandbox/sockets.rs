@@ -70,6 +70,9 @@ fn host_sockets_are_reached_only_when_listed() {
         (vec!["socketpair".into(), "stream".into()], "ok x"),
         (vec!["unix_own".into(), "/tmp/own.sock".into()], "ok hi"),
         (unix(&agent_path.display().to_string()), "ok"),
+        // From a second thread (whose id is not its process's): refused, and allowed.
+        (vec!["in_thread".into(), "unix".into(), fx.path("ro/daemon.sock")], "err EACCES"),
+        (vec!["in_thread".into(), "unix_own".into(), "/tmp/own.sock".into()], "ok hi"),
     ];
     check(&fx, &listed, &cases);
     assert_eq!(host.received(Duration::from_millis(200)), None, "the daemon saw no one");
