@@ -1,0 +1,175 @@
+//! The control protocol's requests, carried out on the workspace: what `paddock ctl` and
+//! `paddock ls` ask for.
+
+use crate::ctl::protocol::{
+    ErrorCode, InstanceInfo, LockInfo, PaneInfo, PaneState, Reply, Request,
+};
+use crate::input::{encode_key, parse_keys, InputModes};
+use crate::mux::PaneId;
+use crate::pty::{PaneSession, PaneStatus};
+use crate::term::{Modes, TermSize, MAX_DIMENSION};
+
+use super::{Refusal, Workspace};
+use crate::app::pulse;
+
+/// What a request did, beyond its reply.
+pub enum Outcome {
+    Reply(Reply),
+    /// The pane is out of the layout; close its session (off the answering thread) and reply
+    /// with how it ended.
+    Close(PaneId, PaneSession),
+    /// Stop the instance.
+    Stop,
+    /// The pane runs a new session; close its old one (off the answering thread), then reply.
+    Retire(PaneSession, Reply),
+}
+
+impl Workspace {
+    /// Carry out one control request.
+    pub fn handle(&mut self, request: Request) -> Outcome {
+        let result = match request {
+            Request::Stop => return Outcome::Stop,
+            Request::Close { pane } => return self.close(pane),
+            Request::Ls => Ok(Reply { instance: Some(self.describe()), ..Reply::ok() }),
+            Request::New { thread, cwd, command } => self
+                .open_tab_inner(thread, cwd, command)
+                .map(|pane| Reply { pane: Some(pane.0), ..Reply::ok() }),
+            Request::Split { pane, direction, command } => self.split(pane, direction, command),
+            Request::Send { pane, text, keys } => self.send(pane, text, keys).map(|()| Reply::ok()),
+            Request::Capture { pane, scrollback } => self.capture(pane, scrollback),
+            Request::Focus { pane } => match self.mux.focus(PaneId(pane)) {
+                true => Ok(Reply::ok()),
+                false => Err(Refusal::no_pane(pane)),
+            },
+            Request::Kill { pane } => self.pane_mut(pane).map(|p| {
+                p.session.kill();
+                Reply::ok()
+            }),
+            Request::Resize { pane, cols, rows } => self.resize(pane, cols, rows),
+            Request::Notify { pane, text } => self.pane_mut(pane).and_then(|p| {
+                let activity = p.session.activity().ok_or_else(|| {
+                    Refusal(ErrorCode::Failed, format!("pane {pane} runs no program"))
+                })?;
+                activity.notify(&text);
+                Ok(Reply::ok())
+            }),
+            Request::Restart { pane } => match self.restart(pane) {
+                Ok(old) => return Outcome::Retire(old, Reply::ok()),
+                Err(refusal) => Err(refusal),
+            },
+        };
+        Outcome::Reply(result.unwrap_or_else(|Refusal(code, message)| Reply::error(code, message)))
+    }
+
+    fn send(
+        &mut self,
+        pane: u32,
+        text: Option<String>,
+        keys: Option<String>,
+    ) -> Result<(), Refusal> {
+        let pane = self.pane_mut(pane)?;
+        let bytes = match (text, keys) {
+            (Some(text), _) => text.into_bytes(),
+            (None, Some(keys)) => {
+                let presses =
+                    parse_keys(&keys).map_err(|e| Refusal(ErrorCode::BadRequest, e.to_string()))?;
+                let modes = input_modes(&pane.session);
+                presses.into_iter().flat_map(|(key, mods)| encode_key(key, mods, modes)).collect()
+            }
+            (None, None) => Vec::new(),
+        };
+        pane.session.send(bytes).map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))
+    }
+
+    fn capture(&mut self, pane: u32, scrollback: bool) -> Result<Reply, Refusal> {
+        let pane = self.pane_mut(pane)?;
+        let term = pane.session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let mut text = if scrollback { term.scrollback_text() } else { String::new() };
+        text.push_str(&term.screen_text());
+        Ok(Reply { text: Some(text), ..Reply::ok() })
+    }
+
+    fn resize(&mut self, pane: u32, cols: usize, rows: usize) -> Result<Reply, Refusal> {
+        let valid = 1..=MAX_DIMENSION;
+        if !valid.contains(&cols) || !valid.contains(&rows) {
+            return Err(Refusal(
+                ErrorCode::BadRequest,
+                format!("size {cols}x{rows} is out of range: columns and rows must be 1 to {MAX_DIMENSION}"),
+            ));
+        }
+        let pane = self.pane_mut(pane)?;
+        let size = TermSize::new(cols, rows);
+        pane.session.resize(size).map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))?;
+        pane.size = size;
+        Ok(Reply::ok())
+    }
+
+    fn close(&mut self, pane: u32) -> Outcome {
+        match self.take(PaneId(pane)) {
+            Some(session) => Outcome::Close(PaneId(pane), session),
+            None => Outcome::Reply(Reply::error(ErrorCode::NoSuchPane, Refusal::no_pane(pane).1)),
+        }
+    }
+
+    /// This instance and its panes, as `paddock ls` shows them.
+    pub fn describe(&mut self) -> InstanceInfo {
+        let focused = self.mux.focused_pane();
+        let snapshot = self.pulses();
+        let mut panes = Vec::new();
+        for (tab_id, id) in self.mux.all_panes() {
+            let tab = self.mux.tabs().iter().find(|t| t.id == tab_id);
+            let (tab_name, tab_thread) = match tab {
+                Some(tab) => (tab.name.clone(), tab.thread.clone()),
+                None => continue,
+            };
+            let config_changed = self.config_changed(id);
+            let Some(pane) = self.panes.get_mut(&id) else {
+                continue;
+            };
+            // A split opened for a configured thread is that thread's, not its tab's.
+            let thread = pane.thread.as_ref().map(|t| t.name.clone()).or(tab_thread);
+            let pane_status = pane.session.status();
+            let (status, exit_code) = match pane_status {
+                PaneStatus::Running => (PaneState::Running, None),
+                PaneStatus::Exited(code) => (PaneState::Exited, code),
+                PaneStatus::NoProgram => (PaneState::NoProgram, None),
+            };
+            let title = {
+                let term = pane.session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+                term.title().map(str::to_owned)
+            };
+            panes.push(PaneInfo {
+                id: id.0,
+                tab: tab_name,
+                thread,
+                command: pane.command.clone(),
+                pid: pane.session.pid(),
+                cols: pane.size.cols,
+                rows: pane.size.lines,
+                status,
+                exit_code,
+                focused: focused == Some(id),
+                title,
+                config_changed,
+                lock: Some(LockInfo {
+                    level: pane.lock.level().into(),
+                    detail: pane.lock.detail(),
+                    env_passed: pane.env_passed.clone(),
+                }),
+                secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
+                pulse: pulse::info(snapshot.as_deref(), id.0, pane_status),
+            });
+        }
+        InstanceInfo {
+            pid: std::process::id(),
+            socket: self.options.socket.clone(),
+            panes,
+            config_problems: self.config_problems.clone(),
+        }
+    }
+}
+
+fn input_modes(session: &PaneSession) -> InputModes {
+    let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+    InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
+}
