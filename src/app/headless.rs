@@ -11,12 +11,13 @@ use std::time::Duration;
 use anyhow::Context;
 use crossbeam_channel::select;
 
+use super::pane_endpoint::{self, PaneEndpoints};
 use super::signals::{Signal, SignalListener};
 use super::workspace::{Outcome, Workspace, WorkspaceOptions};
 use crate::config::watch::{watch, ConfigWatcher};
 use crate::config::{Config, ThreadSpec};
 use crate::ctl::protocol::{Reply, Request};
-use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer};
+use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer, Scope};
 use crate::mux::PaneId;
 use crate::pty::{PaneSession, PaneStatus};
 use crate::term::TermSize;
@@ -86,6 +87,7 @@ impl Instance {
             launcher,
             socket,
             pulse_rate: options.config.pulse_rate,
+            endpoints: Some(PaneEndpoints::new(socket_dir().join("panes"), server.sender())),
         };
         let mut workspace = Workspace::new(workspace_options, wake);
         workspace.set_threads(options.config.threads.clone());
@@ -271,9 +273,23 @@ fn answer(
     first: Option<PaneId>,
     closing: &mut Vec<JoinHandle<()>>,
 ) -> Option<u8> {
+    // A locked pane's endpoint may ask only about its own pane (see `pane_endpoint`).
+    let own = match call.scope {
+        Scope::Instance => None,
+        Scope::Pane(own) => Some(own),
+    };
+    if let Some(refusal) = own.and_then(|own| pane_endpoint::allowed(own, &call.request).err()) {
+        call.answer(refusal);
+        return None;
+    }
     let request = call.request.clone();
     match workspace.handle(request) {
-        Outcome::Reply(reply) => call.answer(reply),
+        Outcome::Reply(mut reply) => {
+            if let Some(own) = own {
+                pane_endpoint::own_view(own, &mut reply);
+            }
+            call.answer(reply)
+        }
         Outcome::Close(pane, session) if Some(pane) == first => {
             // The instance ends with this pane, with its program's exit code.
             let status = session.close();

@@ -2,6 +2,7 @@
 //! socket. [`Workspace`] carries out control requests on the panes; [`headless`] runs it
 //! without a window until it is stopped. The window (a later part) drives the same workspace.
 
+mod pane_endpoint;
 mod pulse;
 mod secrets;
 mod workspace;
@@ -14,4 +15,5 @@ mod split_lock;
 #[cfg(unix)]
 pub mod window;
 
+pub use pane_endpoint::PaneEndpoints;
 pub use workspace::{Outcome, Workspace, WorkspaceOptions};

@@ -24,7 +24,7 @@ pub use client::{resolve_all, resolve_one, Client};
 #[cfg(unix)]
 pub use paths::{instance_socket, live_instances, prepare_socket_dir, socket_dir};
 #[cfg(unix)]
-pub use server::{Call, ControlServer};
+pub use server::{Call, ControlServer, Scope};
 
 pub use listing::format_listing;
 

@@ -36,6 +36,99 @@ pub(super) fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
     Ok(uid)
 }
 
+/// Refuse a peer that runs in another user or PID namespace than this instance (a lock, a
+/// container). The peer is named by a pidfd where the kernel gives one (SO_PEERPIDFD, Linux
+/// 6.5), so that its pid cannot have been reused by the time its namespaces are read; older
+/// kernels give only the pid of SO_PEERCRED, which is weaker.
+#[cfg(target_os = "linux")]
+pub(super) fn peer_outside_our_namespaces(stream: &UnixStream) -> Result<(), String> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    const SO_PEERPIDFD: libc::c_int = 77;
+    let mut pidfd: libc::c_int = -1;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt writes one int.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_PEERPIDFD,
+            (&mut pidfd as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 || pidfd < 0 {
+        return same_namespaces(peer_pid(stream)?);
+    }
+    // SAFETY: a new descriptor, ours alone.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    let fdinfo = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd()))
+        .map_err(|e| format!("cannot tell who is connecting: {e}"))?;
+    let pid = fdinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("Pid:"))
+        .and_then(|pid| pid.trim().parse::<i32>().ok())
+        .filter(|pid| *pid > 0)
+        .ok_or("the client ended before it was seen")?;
+    same_namespaces(pid)?;
+    // Still alive, so `pid` named it when its namespaces were read.
+    // SAFETY: pidfd_send_signal(2) with signal 0 only checks.
+    let alive = unsafe {
+        libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), 0, std::ptr::null::<u8>(), 0)
+    };
+    if alive != 0 {
+        return Err("the client ended before it was seen".into());
+    }
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn peer_pid(stream: &UnixStream) -> Result<i32, String> {
+    // SAFETY: as in `peer_uid`.
+    let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: a valid socket fd, a pointer to a ucred and its length.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 || cred.pid <= 0 {
+        return Err("cannot tell who is connecting".into());
+    }
+    Ok(cred.pid)
+}
+
+#[cfg(target_os = "linux")]
+fn same_namespaces(pid: i32) -> Result<(), String> {
+    for kind in ["user", "pid"] {
+        let ours = std::fs::read_link(format!("/proc/self/ns/{kind}"));
+        let theirs = std::fs::read_link(format!("/proc/{pid}/ns/{kind}"));
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) if ours == theirs => {}
+            (Ok(_), Ok(_)) => {
+                return Err(format!(
+                    "the client runs in another {kind} namespace (a locked pane, a container): \
+                     it may not control this instance (a locked pane talks to its own endpoint, \
+                     $PADDOCK_SOCKET)"
+                ))
+            }
+            (_, Err(e)) | (Err(e), _) => {
+                return Err(format!("cannot tell which namespaces the client runs in: {e}"))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn peer_outside_our_namespaces(_stream: &UnixStream) -> Result<(), String> {
+    Ok(())
+}
+
 /// Whether a peer may talk to this instance: only its own user (root included: root's
 /// processes have other ways in, but paddock does not offer it one).
 pub(super) fn may_connect(peer: u32, own: u32) -> bool {
@@ -52,6 +145,12 @@ mod tests {
         assert!(!may_connect(1001, 1000));
         assert!(!may_connect(0, 1000));
         assert!(!may_connect(1000, 0));
+    }
+
+    #[test]
+    fn a_peer_in_our_own_namespaces_is_let_in() {
+        let (a, _b) = UnixStream::pair().expect("pair");
+        assert_eq!(peer_outside_our_namespaces(&a), Ok(()));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::paths::{check_length, own_uid, probe, Liveness};
-use super::peer::{may_connect, peer_uid};
+use super::peer::{may_connect, peer_outside_our_namespaces, peer_uid};
 use super::protocol::{parse_request, ErrorCode, Reply, Request, MAX_REQUEST_BYTES};
 use super::CtlError;
 
@@ -32,7 +32,18 @@ const ANSWER_WAIT: Duration = Duration::from_secs(15);
 /// A request for the app, with the way back to its client.
 pub struct Call {
     pub request: Request,
+    /// Which socket it came through, and so what it may ask.
+    pub scope: Scope,
     reply: Sender<Answer>,
+}
+
+/// What a socket's clients may ask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The instance's control socket: anything, from the user's processes outside any lock.
+    Instance,
+    /// A locked pane's own endpoint: only about that pane (see `app::pane_endpoint`).
+    Pane(u32),
 }
 
 struct Answer {
@@ -61,13 +72,34 @@ impl Call {
 pub struct ControlServer {
     path: PathBuf,
     calls: Receiver<Call>,
+    sender: Sender<Call>,
     shutdown: Arc<AtomicBool>,
 }
 
 impl ControlServer {
-    /// Listen on `path`. A socket left there by a dead instance is replaced; a live one is not.
-    /// The caller makes sure the directory is private (see `prepare_socket_dir`).
+    /// Listen on `path` for the instance. A socket left there by a dead instance is replaced; a
+    /// live one is not. The caller makes sure the directory is private (see
+    /// `prepare_socket_dir`).
     pub fn bind(path: &Path) -> Result<ControlServer, CtlError> {
+        let (sender, calls) = crossbeam_channel::bounded(64);
+        ControlServer::listen(path, Scope::Instance, sender, calls)
+    }
+
+    /// Listen on `path` with `scope`, its calls going to `calls` (another server's `sender`).
+    pub fn bind_scoped(
+        path: &Path,
+        scope: Scope,
+        calls: Sender<Call>,
+    ) -> Result<ControlServer, CtlError> {
+        ControlServer::listen(path, scope, calls, crossbeam_channel::never())
+    }
+
+    fn listen(
+        path: &Path,
+        scope: Scope,
+        sender: Sender<Call>,
+        calls: Receiver<Call>,
+    ) -> Result<ControlServer, CtlError> {
         check_length(path)?;
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             // Only a socket nobody answers on may be replaced; never a file that happens to
@@ -92,14 +124,19 @@ impl ControlServer {
             let _ = std::fs::remove_file(&staging);
             return Err(bind_error(e));
         }
-        let (sender, calls) = crossbeam_channel::bounded(64);
         let shutdown = Arc::new(AtomicBool::new(false));
         let flag = shutdown.clone();
+        let to_app = sender.clone();
         std::thread::Builder::new()
             .name("ctl-listener".into())
-            .spawn(move || accept_loop(&listener, &sender, &flag))
+            .spawn(move || accept_loop(&listener, &to_app, &flag, scope))
             .map_err(bind_error)?;
-        Ok(ControlServer { path: path.to_owned(), calls, shutdown })
+        Ok(ControlServer { path: path.to_owned(), calls, sender, shutdown })
+    }
+
+    /// Where this server's calls go, for scoped servers that feed the same app.
+    pub fn sender(&self) -> Sender<Call> {
+        self.sender.clone()
     }
 
     pub fn path(&self) -> &Path {
@@ -127,7 +164,7 @@ fn staging_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
-fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicBool) {
+fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicBool, scope: Scope) {
     let active = Arc::new(AtomicUsize::new(0));
     let own = own_uid();
     for stream in listener.incoming() {
@@ -140,6 +177,16 @@ fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicB
             continue;
         };
         // The refusal is a short line into an empty socket buffer: it cannot block.
+        // The instance's socket is out of every lock's reach; a peer in another user or PID
+        // namespace (a lock, should it reach it all the same) is refused as a second wall.
+        // A pane's endpoint is there for its locked program.
+        if scope == Scope::Instance {
+            if let Err(why) = peer_outside_our_namespaces(&stream) {
+                let _ =
+                    stream.write_all(Reply::error(ErrorCode::Refused, why).to_line().as_bytes());
+                continue;
+            }
+        }
         match peer_uid(&stream) {
             Ok(uid) if may_connect(uid, own) => {}
             Ok(uid) => {
@@ -166,7 +213,7 @@ fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicB
         let calls = calls.clone();
         let spawned = std::thread::Builder::new().name("ctl-connection".into()).spawn(move || {
             let _slot = slot;
-            serve(stream, &calls);
+            serve(stream, &calls, scope);
         });
         if spawned.is_err() {
             std::thread::sleep(Duration::from_millis(50));
@@ -190,7 +237,7 @@ impl Drop for ConnectionSlot {
     }
 }
 
-fn serve(stream: UnixStream, calls: &Sender<Call>) {
+fn serve(stream: UnixStream, calls: &Sender<Call>, scope: Scope) {
     if stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err() {
         return;
     }
@@ -221,7 +268,7 @@ fn serve(stream: UnixStream, calls: &Sender<Call>) {
             return;
         }
         let answer = match parse_request(request) {
-            Ok(request) => dispatch(request, calls),
+            Ok(request) => dispatch(request, scope, calls),
             Err(e) => Answer { reply: e.into(), written: None },
         };
         let sent =
@@ -268,10 +315,10 @@ fn trim_line_end(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-fn dispatch(request: Request, calls: &Sender<Call>) -> Answer {
+fn dispatch(request: Request, scope: Scope, calls: &Sender<Call>) -> Answer {
     let (reply, answer) = crossbeam_channel::bounded(1);
     let failed = |code, message: &str| Answer { reply: Reply::error(code, message), written: None };
-    if calls.send_timeout(Call { request, reply }, QUEUE_WAIT).is_err() {
+    if calls.send_timeout(Call { request, scope, reply }, QUEUE_WAIT).is_err() {
         return failed(
             ErrorCode::Timeout,
             "the instance is not taking requests (busy or stopping)",

@@ -507,7 +507,7 @@ fn a_pane_that_needs_you_glows_red_until_answered_and_the_glow_can_be_turned_off
 /// Clipboard writes (OSC 52) follow the thread's rule: an unlocked pane's land (the positive
 /// control), a locked pane's are refused by default, and a pane with `clipboard: Ask` is held
 /// until the user lets it through with Ctrl+Shift+Y. What a paste into the unlocked shell shows
-/// is what the user would paste.
+/// is what the user would paste. A tab opened from a locked pane (Ctrl+Shift+T) is locked.
 #[test]
 fn a_locked_panes_clipboard_writes_are_refused_or_held_for_the_user() {
     let x = Xvfb::start();
@@ -564,5 +564,17 @@ fn a_locked_panes_clipboard_writes_are_refused_or_held_for_the_user() {
     app.ctl(&["focus", "--pane", "3"]);
     xdotool(&x, &["key", "ctrl+shift+y"]);
     assert_eq!(paste(), "asked", "let through with Ctrl+Shift+Y");
+
+    // A new tab opened while a locked pane has the focus is locked the same way.
+    app.ctl(&["focus", "--pane", "2"]);
+    xdotool(&x, &["key", "ctrl+shift+t"]);
+    let lock_of_new_tab = || {
+        let ls = run(Command::new(PADDOCK).args(["ls", "--json", "--socket", &app.socket]));
+        let ls: serde_json::Value = serde_json::from_str(&ls).expect("ls --json");
+        let panes = ls["instances"][0]["panes"].as_array().cloned().unwrap_or_default();
+        panes.iter().find(|p| p["id"] == 4).map(|p| p["lock"]["level"].clone())
+    };
+    wait_for("the new tab", || lock_of_new_tab().is_some());
+    assert_eq!(lock_of_new_tab(), Some(serde_json::json!("locked")));
     app.stop();
 }

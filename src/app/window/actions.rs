@@ -26,7 +26,13 @@ impl WindowApp {
             focused.map(|pane| Request::Split { pane: pane.0, direction, command: vec![] })
         };
         let request = match action {
-            Action::NewTab => Some(Request::New { thread: None, cwd: None, command: vec![] }),
+            Action::NewTab => {
+                // Opened from a locked pane, it is locked the same way.
+                if let Err(why) = self.instance.workspace_mut().open_tab_from(focused) {
+                    eprintln!("paddock: cannot open a tab: {why}");
+                }
+                None
+            }
             Action::ClosePane => focused.map(|pane| Request::Close { pane: pane.0 }),
             Action::SplitRight => split(SplitDirection::Right),
             Action::SplitDown => split(SplitDirection::Down),

@@ -19,6 +19,7 @@ mod control;
 
 pub use control::Outcome;
 
+use super::pane_endpoint::{Endpoint, PaneEndpoints};
 use super::pulse;
 use super::secrets::{self, Granted, PaneSecrets};
 use super::split_lock::{self, InheritedLock};
@@ -40,6 +41,8 @@ pub struct WorkspaceOptions {
     pub guarded: Vec<PathBuf>,
     /// Pulse samples per second.
     pub pulse_rate: u32,
+    /// Where locked panes get their own control endpoints (`None`: they get none).
+    pub endpoints: Option<PaneEndpoints>,
 }
 
 struct Pane {
@@ -58,6 +61,10 @@ struct Pane {
     inherited: Option<InheritedLock>,
     /// The secrets its program was given.
     secrets: Option<PaneSecrets>,
+    /// Its own control endpoint, if it is locked: held, never read (it listens until dropped
+    /// with the pane).
+    #[expect(dead_code, reason = "held for its lifetime: dropping it closes the endpoint")]
+    endpoint: Option<Endpoint>,
 }
 
 /// What to start in a pane.
@@ -94,6 +101,8 @@ pub struct Workspace {
     vault: Option<Vault>,
     /// The pulse sampler (`None` only if its thread could not start).
     sampler: Option<Sampler>,
+    /// Endpoints opened so far, to name each one apart.
+    endpoints_opened: u64,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -119,6 +128,7 @@ impl Workspace {
             config_problems: None,
             vault: None,
             sampler,
+            endpoints_opened: 0,
         }
     }
 
@@ -233,6 +243,22 @@ impl Workspace {
         Ok(pane)
     }
 
+    /// A new tab running the user's shell, opened while `from` has the focus: locked the same
+    /// way as `from` when that is locked, starting where its program really is (`split_lock`).
+    pub fn open_tab_from(&mut self, from: Option<PaneId>) -> Result<PaneId, String> {
+        let source = from.and_then(|pane| self.panes.get(&pane));
+        let (inherited, cwd) = source.and_then(inherited_lock).unzip();
+        let command = self.command_or_default(Vec::new());
+        let (_, pane) = self.mux.new_tab(program_name(&command), None);
+        let size = self.pane_size(self.area());
+        let launch = Launch { inherited, ..Launch::command(command, cwd.flatten()) };
+        if let Err(Refusal(_, why)) = self.start(pane, launch, size) {
+            self.mux.close(pane);
+            return Err(why);
+        }
+        Ok(pane)
+    }
+
     /// Open a configured thread where its placement says: a tab of its own, or a split of an
     /// earlier thread's pane (a tab of its own when that thread is not open). A thread that
     /// cannot start (a lock or secrets paddock cannot give it yet, a program that is not
@@ -276,6 +302,7 @@ impl Workspace {
             env_passed: None,
             inherited: None,
             secrets: None,
+            endpoint: None,
         };
         self.panes.insert(pane, entry);
         pane
@@ -358,6 +385,7 @@ impl Workspace {
             env_passed: None,
             inherited: None,
             secrets: None,
+            endpoint: None,
         };
         self.panes.insert(pane, entry);
     }
@@ -438,6 +466,20 @@ impl Workspace {
             (lock, crate::sandbox::env::build(std::env::vars_os(), env_pass))
         });
         let env_names = lock.as_ref().map(|(_, built)| built.names.clone());
+        // A locked program talks to its own endpoint, never to the instance's socket.
+        let endpoint = match (&lock, &self.options.endpoints) {
+            (Some(_), Some(endpoints)) => {
+                self.endpoints_opened += 1;
+                endpoints.open(pane.0, self.endpoints_opened).map_err(|why| {
+                    Refusal(ErrorCode::Failed, format!("cannot open the pane's endpoint: {why}"))
+                })?
+            }
+            _ => None,
+        };
+        let endpoint_path = endpoint.as_ref().map(|(_, path)| path.clone());
+        if let Some(path) = &endpoint_path {
+            env[0].1 = path.display().to_string();
+        }
         let spec = SpawnSpec {
             argv: launch.command.clone(),
             cwd: launch.cwd.clone(),
@@ -447,11 +489,15 @@ impl Workspace {
             scrollback_lines: self.options.scrollback_lines,
             lock: match (lock, thread) {
                 (Some((lock, built)), _) => PaneLock::Locked(Locked {
-                    policy: Policy {
-                        control_sockets: crate::sandbox::exposed_control_sockets(
-                            &self.options.socket,
-                        ),
-                        ..Policy::from_lock(lock, &self.options.guarded)
+                    policy: {
+                        let mut policy = Policy {
+                            control_sockets: crate::sandbox::exposed_control_sockets(
+                                &self.options.socket,
+                            ),
+                            ..Policy::from_lock(lock, &self.options.guarded)
+                        };
+                        policy.unix_sockets.extend(endpoint_path.clone());
+                        policy
                     },
                     launcher: self.options.launcher.clone(),
                     inherited_env: built.vars,
@@ -495,8 +541,19 @@ impl Workspace {
         });
         let ran_locked = matches!(lock, Enforcement::Locked { .. } | Enforcement::Degraded(_));
         let env_passed = env_names.filter(|_| ran_locked);
-        let entry =
-            Pane { session, command, cwd, size, thread, lock, env_passed, inherited, secrets };
+        let endpoint = endpoint.map(|(server, _)| server);
+        let entry = Pane {
+            session,
+            command,
+            cwd,
+            size,
+            thread,
+            lock,
+            env_passed,
+            inherited,
+            secrets,
+            endpoint,
+        };
         self.panes.insert(pane, entry);
         Ok(())
     }
@@ -514,11 +571,9 @@ impl Workspace {
         let source = self.pane_mut(pane)?;
         // Locked the same way as a locked pane (`split_lock`); else it starts where the split
         // one is now (the directory its shell is in), falling back to where it started.
-        let inherited =
-            split_lock::inherited(source.thread.as_ref()).or_else(|| source.inherited.clone());
-        let cwd = match &inherited {
-            Some(inherited) => split_lock::start_dir(&source.session, &inherited.lock),
-            None => current_dir(&source.session).or_else(|| source.cwd.clone()),
+        let (inherited, cwd) = match inherited_lock(source) {
+            Some((inherited, cwd)) => (Some(inherited), cwd),
+            None => (None, current_dir(&source.session).or_else(|| source.cwd.clone())),
         };
         let command = self.command_or_default(command);
         let axis = match direction {
@@ -588,6 +643,14 @@ impl Workspace {
         let panes: Vec<PaneId> = self.mux.all_panes().into_iter().map(|(_, p)| p).collect();
         panes.into_iter().filter_map(|p| self.take(p)).collect()
     }
+}
+
+/// The lock a pane opened from `source` inherits, and where it starts, when `source` is locked.
+fn inherited_lock(source: &Pane) -> Option<(InheritedLock, Option<PathBuf>)> {
+    let inherited =
+        split_lock::inherited(source.thread.as_ref()).or_else(|| source.inherited.clone())?;
+    let cwd = split_lock::start_dir(&source.session, &inherited.lock);
+    Some((inherited, cwd))
 }
 
 /// What the pane of a thread that did not start says.

@@ -26,14 +26,21 @@ const DEVICES: &[&str] =
 /// have, newer ones no rights paddock has not tested.
 const ABI_WANTED: ABI = ABI::V7;
 
-pub fn apply(resolved: &Resolved, tmpdir: &Path, tty: Option<&Path>) -> Result<(), String> {
-    build(resolved, tmpdir, tty).map_err(|e| format!("cannot apply the Landlock rules: {e}"))
+/// `exe`: paddock itself, which every lock may read and run (never write).
+pub fn apply(
+    resolved: &Resolved,
+    tmpdir: &Path,
+    tty: Option<&Path>,
+    exe: Option<&Path>,
+) -> Result<(), String> {
+    build(resolved, tmpdir, tty, exe).map_err(|e| format!("cannot apply the Landlock rules: {e}"))
 }
 
 fn build(
     resolved: &Resolved,
     tmpdir: &Path,
     tty: Option<&Path>,
+    exe: Option<&Path>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let abi = ABI_WANTED;
     let ruleset = Ruleset::default()
@@ -55,6 +62,7 @@ fn build(
     rules.extend(INFO.iter().map(|p| (Path::new(*p), AccessFs::ReadFile | AccessFs::ReadDir)));
     rules.extend(DEVICES.iter().map(|p| (Path::new(*p), file)).chain(tty.map(|t| (t, file))));
     rules.extend(resolved.read.iter().map(|p| (p.as_path(), read)));
+    rules.extend(exe.map(|p| (p, read)));
     let dns = super::view::dns_folder(resolved.network);
     rules.extend(dns.as_deref().map(|p| (p, read)));
     rules.extend(resolved.unix_sockets.iter().map(|p| (p.as_path(), file)));

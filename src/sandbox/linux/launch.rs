@@ -107,9 +107,12 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
     // From here on this is PID 1 of the lock; the launcher's first process waits outside.
     init::enter()?;
     let listed = ListedFolders::open(&resolved.unix_sockets)?;
-    let tmpdir = view::build(&resolved, home.as_deref(), cwd.as_deref(), tty.as_deref())?;
+    // paddock itself stays runnable inside (`paddock ctl notify` from an agent's hook).
+    let exe = std::env::current_exe().ok().filter(|exe| exe.is_file());
+    let (home, cwd, tty, exe) = (home.as_deref(), cwd.as_deref(), tty.as_deref(), exe.as_deref());
+    let tmpdir = view::build(&resolved, home, cwd, tty, exe)?;
     caps::drop_all_but_the_gates()?;
-    landlock_rules::apply(&resolved, &tmpdir, tty.as_deref())?;
+    landlock_rules::apply(&resolved, &tmpdir, tty, exe)?;
     filter::apply(resolved.network)?;
     Ok(Locked { tmpdir, listed })
 }

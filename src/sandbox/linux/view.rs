@@ -48,6 +48,7 @@ pub fn build(
     home: Option<&Path>,
     cwd: Option<&Path>,
     tty: Option<&Path>,
+    exe: Option<&Path>,
 ) -> Result<PathBuf, String> {
     // Where paddock's control socket and the session's runtime folder are, asked before the
     // stage hides the host's /tmp.
@@ -99,6 +100,17 @@ pub fn build(
             }
         }
         open_source(&mut sources, path, Role::Protect)?;
+    }
+    // paddock itself, read-only, so that `paddock ctl notify` runs inside (a writable folder
+    // holding it protects it: it is never writable).
+    let in_view = |p: &Path| {
+        let system = SYSTEM.iter().map(Path::new);
+        system
+            .chain(resolved.write.iter().chain(&resolved.read).map(PathBuf::as_path))
+            .any(|f| p.starts_with(f))
+    };
+    if let Some(exe) = exe.filter(|exe| !in_view(exe)) {
+        open_source(&mut sources, exe, Role::Read)?;
     }
     // Sockets the lock lets through are shown where they are (inside a shown folder they are
     // there already); the socket gate connects them (`sockets.rs`).

@@ -3,6 +3,7 @@
 
 mod config;
 mod control;
+mod locked_control;
 mod panes;
 mod pulse;
 

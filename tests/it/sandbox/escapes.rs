@@ -171,8 +171,21 @@ fn processes_outside_the_lock_are_out_of_reach() {
         (vec!["status".into(), "CapEff".into()], "ok 0000000000000000"),
         (vec!["status".into(), "CapBnd".into()], "ok 0000000000000000"),
         (vec!["status".into(), "NoNewPrivs".into()], "ok 1"),
-        // The launcher cannot be run again with a wider lock: it is not in the view.
-        (vec!["spawn".into(), PADDOCK.into(), "__sandbox-exec".into()], "err ENOENT"),
+        // paddock is there (for `paddock ctl notify`), but never writable, and its launcher
+        // cannot make a wider lock from inside: no new user namespace (exit 125).
+        (vec!["chmod".into(), PADDOCK.into()], "err EROFS"),
+        (
+            vec![
+                "spawn".into(),
+                PADDOCK.into(),
+                "__sandbox-exec".into(),
+                "--policy".into(),
+                "{}".into(),
+                "--".into(),
+                "/bin/true".into(),
+            ],
+            "ok 125",
+        ),
         // Positive control: its own children it may signal.
         (vec!["spawn".into(), "/bin/sh".into(), "-c".into(), "sleep 5 & kill $!".into()], "ok 0"),
     ];

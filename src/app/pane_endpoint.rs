@@ -1,0 +1,103 @@
+//! A locked pane's own control endpoint. The instance's control socket is out of every lock's
+//! reach (it can open, change and restart panes); a locked agent still needs to say "I need
+//! you" (`paddock ctl notify` from its hook) and to read its own pulse. So each locked pane (on
+//! Linux) gets a socket of its own, given to it as $PADDOCK_SOCKET and let through its lock,
+//! whose calls may speak only of that pane: `notify` for it, and `ls` answered with it alone.
+//! Authority comes from the socket a request arrives on (`ctl::Scope`), never from what the
+//! request says.
+
+use std::path::PathBuf;
+
+use crate::ctl::protocol::{ErrorCode, Reply, Request};
+
+/// Where locked panes' endpoints are made, and where their calls go.
+#[derive(Clone, Debug)]
+pub struct PaneEndpoints {
+    dir: PathBuf,
+    #[cfg(unix)]
+    calls: crossbeam_channel::Sender<crate::ctl::Call>,
+}
+
+/// A pane's listening endpoint; it stops listening and goes when dropped.
+#[cfg(unix)]
+pub type Endpoint = crate::ctl::ControlServer;
+#[cfg(not(unix))]
+pub enum Endpoint {}
+
+impl PaneEndpoints {
+    /// Endpoints in `dir` (made private on first use), their calls to `calls`.
+    #[cfg(unix)]
+    pub fn new(dir: PathBuf, calls: crossbeam_channel::Sender<crate::ctl::Call>) -> PaneEndpoints {
+        PaneEndpoints { dir, calls }
+    }
+
+    /// The endpoint of `pane` and its path; `serial` keeps a restarted pane's new endpoint apart
+    /// from its old one's. `None` where locks cannot let it through yet (macOS, Windows).
+    #[cfg(target_os = "linux")]
+    pub fn open(&self, pane: u32, serial: u64) -> Result<Option<(Endpoint, PathBuf)>, String> {
+        crate::ctl::prepare_socket_dir(&self.dir).map_err(|e| e.to_string())?;
+        let path = self.dir.join(format!("{}-{pane}-{serial}.sock", std::process::id()));
+        let scope = crate::ctl::Scope::Pane(pane);
+        let server =
+            Endpoint::bind_scoped(&path, scope, self.calls.clone()).map_err(|e| e.to_string())?;
+        Ok(Some((server, path)))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn open(&self, _pane: u32, _serial: u64) -> Result<Option<(Endpoint, PathBuf)>, String> {
+        let _ = &self.dir;
+        Ok(None)
+    }
+}
+
+/// Whether pane `own`'s endpoint may ask `request`: `notify` for that pane, `ls`; nothing else.
+pub fn allowed(own: u32, request: &Request) -> Result<(), Reply> {
+    match request {
+        Request::Notify { pane, .. } if *pane == own => Ok(()),
+        Request::Ls => Ok(()),
+        Request::Notify { pane, .. } => Err(Reply::error(
+            ErrorCode::Refused,
+            format!("pane {own}'s endpoint speaks only of pane {own}, not of pane {pane}"),
+        )),
+        _ => Err(Reply::error(
+            ErrorCode::Refused,
+            format!(
+                "a locked pane may only notify and read its own pulse (`paddock ctl notify`, \
+                 `paddock ls`); pane {own}'s endpoint refuses anything else"
+            ),
+        )),
+    }
+}
+
+/// An `ls` reply as pane `own` may see it: its own pane only.
+pub fn own_view(own: u32, reply: &mut Reply) {
+    if let Some(instance) = &mut reply.instance {
+        instance.panes.retain(|pane| pane.id == own);
+        instance.config_problems = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panes_endpoint_may_notify_for_itself_and_list_only() {
+        let notify = |pane| Request::Notify { pane, text: "waiting".into() };
+        assert!(allowed(3, &notify(3)).is_ok());
+        assert!(allowed(3, &Request::Ls).is_ok());
+        let other = allowed(3, &notify(4)).expect_err("another pane");
+        assert!(other.error.expect("error").message.contains("not of pane 4"));
+        let refused = [
+            Request::New { thread: None, cwd: None, command: vec![] },
+            Request::Restart { pane: 3 },
+            Request::Send { pane: 3, text: Some("x".into()), keys: None },
+            Request::Close { pane: 3 },
+            Request::Stop,
+        ];
+        for request in refused {
+            let reply = allowed(3, &request).expect_err("refused");
+            assert_eq!(reply.error.expect("error").code, ErrorCode::Refused, "{request:?}");
+        }
+    }
+}
