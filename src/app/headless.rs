@@ -279,7 +279,7 @@ fn answer(
         Scope::Pane(own) => Some(own),
     };
     if let Some(refusal) = own.and_then(|own| pane_endpoint::allowed(own, &call.request).err()) {
-        call.answer(refusal);
+        call.answer(refusal.reply());
         return None;
     }
     let request = call.request.clone();

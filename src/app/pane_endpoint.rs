@@ -50,22 +50,30 @@ impl PaneEndpoints {
     }
 }
 
-/// Whether pane `own`'s endpoint may ask `request`: `notify` for that pane, `ls`; nothing else.
-pub fn allowed(own: u32, request: &Request) -> Result<(), Reply> {
-    match request {
-        Request::Notify { pane, .. } if *pane == own => Ok(()),
-        Request::Ls => Ok(()),
-        Request::Notify { pane, .. } => Err(Reply::error(
-            ErrorCode::Refused,
-            format!("pane {own}'s endpoint speaks only of pane {own}, not of pane {pane}"),
-        )),
-        _ => Err(Reply::error(
-            ErrorCode::Refused,
-            format!(
-                "a locked pane may only notify and read its own pulse (`paddock ctl notify`, \
-                 `paddock ls`); pane {own}'s endpoint refuses anything else"
-            ),
-        )),
+/// Whether pane `own`'s endpoint may ask `request`: `notify` for that pane, `ls`; nothing else
+/// (the refusal to send back).
+pub fn allowed(own: u32, request: &Request) -> Result<(), Refused> {
+    let message = match request {
+        Request::Notify { pane, .. } if *pane == own => return Ok(()),
+        Request::Ls => return Ok(()),
+        Request::Notify { pane, .. } => {
+            format!("pane {own}'s endpoint speaks only of pane {own}, not of pane {pane}")
+        }
+        _ => format!(
+            "a locked pane may only notify and read its own pulse (`paddock ctl notify`, \
+             `paddock ls`); pane {own}'s endpoint refuses anything else"
+        ),
+    };
+    Err(Refused(message))
+}
+
+/// A request a pane's endpoint refuses, and why.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl Refused {
+    pub fn reply(self) -> Reply {
+        Reply::error(ErrorCode::Refused, self.0)
     }
 }
 
@@ -87,7 +95,7 @@ mod tests {
         assert!(allowed(3, &notify(3)).is_ok());
         assert!(allowed(3, &Request::Ls).is_ok());
         let other = allowed(3, &notify(4)).expect_err("another pane");
-        assert!(other.error.expect("error").message.contains("not of pane 4"));
+        assert!(other.0.contains("not of pane 4"));
         let refused = [
             Request::New { thread: None, cwd: None, command: vec![] },
             Request::Restart { pane: 3 },
@@ -96,7 +104,7 @@ mod tests {
             Request::Stop,
         ];
         for request in refused {
-            let reply = allowed(3, &request).expect_err("refused");
+            let reply = allowed(3, &request).expect_err("refused").reply();
             assert_eq!(reply.error.expect("error").code, ErrorCode::Refused, "{request:?}");
         }
     }
