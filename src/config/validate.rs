@@ -410,7 +410,13 @@ fn lock_policy(check: &mut Checker<'_>, at: &FieldPath, raw: RawLock) -> Option<
     let folders = |check: &mut Checker<'_>, field: &str, list: Option<Vec<String>>| {
         let at = at.field(field);
         let list = list.unwrap_or_default();
-        list.iter().enumerate().filter_map(|(i, dir)| check.folder(&at.index(i), dir)).collect()
+        // In their canonical form, read once here: a link swapped in later (a lock folder
+        // replaced by a link to ~/.ssh) then fails the lock instead of widening it.
+        let canonical = |dir: PathBuf| dir.canonicalize().unwrap_or(dir);
+        list.iter()
+            .enumerate()
+            .filter_map(|(i, dir)| check.folder(&at.index(i), dir).map(canonical))
+            .collect()
     };
     let write: Vec<PathBuf> = folders(check, "write", raw.write);
     let read: Vec<PathBuf> = folders(check, "read", raw.read);
@@ -440,6 +446,7 @@ fn lock_policy(check: &mut Checker<'_>, at: &FieldPath, raw: RawLock) -> Option<
         .iter()
         .enumerate()
         .filter_map(|(i, path)| check.absolute(&at.field("sockets").index(i), path))
+        .map(|path| path.canonicalize().unwrap_or(path))
         .collect();
     let allow_broad_write = raw.allow_broad_write.unwrap_or(false);
     let lock = LockPolicy { write, read, protect, network, sockets, allow_broad_write };

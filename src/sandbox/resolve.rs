@@ -70,6 +70,12 @@ pub enum ResolveError {
     HoldsHome { folder: PathBuf, home: PathBuf },
     #[error("a lock path must be absolute: {0}")]
     Relative(PathBuf),
+    #[error(
+        "{path} leads to {now} now: a symbolic link was put in its way since the configuration \
+         was read, and a lock does not follow it (if the change is yours, save the \
+         configuration again)"
+    )]
+    Redirected { path: PathBuf, now: PathBuf },
     #[error("the socket {0} the lock lets through does not exist")]
     MissingSocket(PathBuf),
     #[error(
@@ -92,7 +98,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         if !path.is_absolute() {
             return Err(ResolveError::Relative(path.clone()));
         }
-        let canonical = path.canonicalize().map_err(|_| ResolveError::Missing(path.clone()))?;
+        let canonical = unmoved(path)?;
         if !canonical.is_dir() {
             return Err(ResolveError::NotAFolder(path.clone()));
         }
@@ -120,7 +126,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             if !path.is_absolute() {
                 return Err(ResolveError::Relative(path.clone()));
             }
-            path.canonicalize().map_err(|_| ResolveError::Missing(path.clone()))
+            unmoved(path)
         })
         .collect::<Result<Vec<_>, _>>()?;
     for socket in &policy.control_sockets {
@@ -170,8 +176,10 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         .unix_sockets
         .iter()
         .map(|path| {
-            let real =
-                path.canonicalize().map_err(|_| ResolveError::MissingSocket(path.clone()))?;
+            let real = match unmoved(path) {
+                Err(ResolveError::Missing(path)) => return Err(ResolveError::MissingSocket(path)),
+                other => other?,
+            };
             match std::fs::metadata(&real) {
                 Ok(meta) if is_socket(&meta) => Ok(real),
                 _ => Err(ResolveError::NotASocket(path.clone())),
@@ -234,6 +242,17 @@ fn where_it_lies(path: &Path) -> PathBuf {
     path.to_owned()
 }
 
+/// `path` as it is now, which must be as the configuration read it: canonical. A path that
+/// resolves elsewhere now had a symbolic link put in it since (another pane replacing a lock
+/// folder with a link to ~/.ssh), and would widen the lock.
+fn unmoved(path: &Path) -> Result<PathBuf, ResolveError> {
+    let canonical = path.canonicalize().map_err(|_| ResolveError::Missing(path.to_owned()))?;
+    if canonical != path {
+        return Err(ResolveError::Redirected { path: path.to_owned(), now: canonical });
+    }
+    Ok(canonical)
+}
+
 #[cfg(unix)]
 fn is_socket(meta: &std::fs::Metadata) -> bool {
     std::os::unix::fs::FileTypeExt::is_socket(&meta.file_type())
@@ -257,11 +276,14 @@ mod tests {
     }
 
     #[test]
-    fn folders_are_canonical_and_protections_that_cannot_hold_refuse_the_lock() {
+    fn folders_are_as_read_and_protections_that_cannot_hold_refuse_the_lock() {
         let dir = scratch("paths");
         let app = dir.join("app");
+        // Not in its canonical form (as a configuration is read): it may have been redirected.
+        let moved = Policy { write: vec![dir.join("app/../app")], ..Policy::default() };
+        assert!(matches!(resolve(&moved, None), Err(ResolveError::Redirected { .. })));
         let mut policy = Policy {
-            write: vec![dir.join("app/../app")],
+            write: vec![app.canonicalize().expect("canonical")],
             // Outside every writable folder, a protection is not needed: ignored.
             protect: vec![app.join(".git/hooks"), dir.join("elsewhere")],
             ..Policy::default()
@@ -298,9 +320,12 @@ mod tests {
         std::os::unix::fs::symlink(&app, &alias).expect("link");
         let outside = dir.join("outside.ron");
         std::fs::write(&outside, "()").expect("outside");
+        // A lock folder that became a link since the configuration was read is refused.
+        let swapped = Policy { write: vec![alias.clone()], ..Policy::default() };
+        assert!(matches!(resolve(&swapped, None), Err(ResolveError::Redirected { .. })));
         let policy = Policy {
-            write: vec![alias.clone()],
-            guarded: vec![app.join("paddock.ron"), outside.clone()],
+            write: vec![app.canonicalize().expect("canonical")],
+            guarded: vec![alias.join("paddock.ron"), outside.clone()],
             ..Policy::default()
         };
         let resolved = resolve(&policy, None).expect("resolves");

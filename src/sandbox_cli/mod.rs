@@ -41,12 +41,17 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
             let absolute = |paths: Vec<PathBuf>| -> Vec<PathBuf> {
                 paths.into_iter().map(|p| std::path::absolute(&p).unwrap_or(p)).collect()
             };
+            // Folders and sockets canonical, as a configuration's are once read (see
+            // `sandbox::resolve`); protected paths as given (a link there is refused).
+            let canonical = |paths: Vec<PathBuf>| -> Vec<PathBuf> {
+                absolute(paths).into_iter().map(|p| p.canonicalize().unwrap_or(p)).collect()
+            };
             let lock = LockPolicy {
-                write: absolute(write),
-                read: absolute(read),
+                write: canonical(write),
+                read: canonical(read),
                 protect: absolute(protect),
                 network: if net == Net::On { Network::On } else { Network::Off },
-                sockets: absolute(socket),
+                sockets: canonical(socket),
                 allow_broad_write: false,
             };
             // Run from a pane: that instance's control socket must stay out of reach too.

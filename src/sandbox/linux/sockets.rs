@@ -55,7 +55,9 @@ impl ListedFolders {
             let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
                 return Err(format!("{} is not a socket's path", path.display()));
             };
-            let folder = open_path(folder, libc::O_DIRECTORY)
+            // Canonical since the configuration was read: no link is followed on the way.
+            let folder = super::view::open_without_links(folder)
+                .map(OwnedFd::from)
                 .map_err(|e| format!("cannot open {}: {e}", folder.display()))?;
             listed.push(Listed { path: path.clone(), folder, name: name.to_owned() });
         }

@@ -8,7 +8,7 @@
 
 use std::ffi::CString;
 use std::fs::File;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -149,9 +149,7 @@ pub fn build(
     for (path, file, _) in &sources {
         let target = inside(path);
         make_mount_point(&target, file)?;
-        let source = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
-        mount(Some(&source), &target, None, libc::MS_BIND | libc::MS_REC, None)
-            .map_err(|e| format!("{e} (showing {})", path.display()))?;
+        mount_descriptor(file, &target).map_err(|e| format!("{e} (showing {})", path.display()))?;
     }
     // A /proc of the lock's own PID namespace: its processes only, so no other process's
     // command line, environment or mounts.
@@ -228,16 +226,27 @@ pub fn dns_folder(network: bool) -> Option<PathBuf> {
     (!target.starts_with("/etc")).then(|| target.parent().map(Path::to_owned)).flatten()
 }
 
+/// Open what `path` shows. The lock's own paths (read, write, protected) are canonical since
+/// the configuration was read: they are opened without following any symbolic link, so one
+/// put in their way since (another pane replacing a lock folder with a link to ~/.ssh) fails
+/// the lock instead of widening it; the descriptor opened is what gets mounted.
 fn open_source(
     sources: &mut Vec<(PathBuf, File, Role)>,
     path: &Path,
     role: Role,
 ) -> Result<(), String> {
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
-        .open(path);
+    let opened = match role {
+        Role::System | Role::Info | Role::Device => std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
+            .open(path),
+        Role::Read | Role::Write | Role::Protect => open_without_links(path),
+    };
     match opened {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Err(format!(
+            "{} has a symbolic link in its way now, which a lock does not follow",
+            path.display()
+        )),
         Ok(file) => {
             sources.push((path.to_owned(), file, role));
             Ok(())
@@ -246,6 +255,74 @@ fn open_source(
         Err(_) if matches!(role, Role::System | Role::Info | Role::Device) => Ok(()),
         Err(e) => Err(format!("cannot open {}: {e}", path.display())),
     }
+}
+
+/// `path` opened as a location only (O_PATH), refusing a symbolic link anywhere in it
+/// (openat2 with RESOLVE_NO_SYMLINKS, Linux 5.6).
+pub fn open_without_links(path: &Path) -> std::io::Result<File> {
+    let name = cstring(path).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: open_how is plain data; zeroed, then the fields set.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (libc::O_PATH | libc::O_CLOEXEC) as u64;
+    how.resolve = libc::RESOLVE_NO_SYMLINKS;
+    // SAFETY: openat2(2) with a NUL-terminated path and an open_how of the size given.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            libc::AT_FDCWD,
+            name.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a new descriptor, ours alone.
+    Ok(unsafe { File::from(std::os::fd::OwnedFd::from_raw_fd(fd as i32)) })
+}
+
+/// Mount what `source` is open on at `target`, with everything mounted below it: a copy of
+/// its tree (open_tree) moved into place (move_mount), so no path is looked up again.
+fn mount_descriptor(source: &File, target: &Path) -> Result<(), String> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+    let target_c = cstring(target)?;
+    // SAFETY: open_tree(2) on our descriptor with an empty path.
+    let tree = unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            source.as_raw_fd(),
+            c"".as_ptr(),
+            OPEN_TREE_CLONE
+                | libc::AT_RECURSIVE as libc::c_uint
+                | libc::AT_EMPTY_PATH as libc::c_uint,
+        )
+    };
+    if tree < 0 {
+        return Err(format!("cannot copy the mount: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: the tree descriptor was just made and is ours alone.
+    let tree = unsafe { std::os::fd::OwnedFd::from_raw_fd(tree as i32) };
+    // SAFETY: move_mount(2) from our tree descriptor to a NUL-terminated target path.
+    let moved = unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            tree.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target_c.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    };
+    if moved != 0 {
+        return Err(format!(
+            "cannot mount on {}: {}",
+            target.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
 }
 
 /// An empty folder or file for `source` to be mounted on.
@@ -364,4 +441,24 @@ fn set_mount_attrs(path: &Path, set: u64, clear: u64) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What closes the race between resolving a lock's folders and mounting them: a link put
+    /// anywhere in the way is refused, the real path opens.
+    #[test]
+    fn a_link_in_the_way_is_refused_when_a_folder_is_opened() {
+        let dir = std::env::temp_dir().join(format!("paddock-view-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("real/inner")).expect("folders");
+        std::os::unix::fs::symlink(dir.join("real"), dir.join("link")).expect("link");
+        let real = dir.canonicalize().expect("canonical");
+        assert!(open_without_links(&real.join("real/inner")).is_ok());
+        let error = open_without_links(&real.join("link/inner")).expect_err("a link in the way");
+        assert_eq!(error.raw_os_error(), Some(libc::ELOOP));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -3,6 +3,7 @@
 
 mod config;
 mod control;
+mod lock_paths;
 mod locked_control;
 mod panes;
 mod pulse;
