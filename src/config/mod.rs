@@ -10,6 +10,9 @@ mod locate;
 mod raw;
 mod validate;
 pub mod watch;
+mod widening;
+
+pub use widening::widening;
 
 #[cfg(test)]
 mod tests;

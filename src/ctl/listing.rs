@@ -31,8 +31,11 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 (PaneState::Exited, None) => "killed".to_owned(),
                 (PaneState::NoProgram, _) => "not started".to_owned(),
             };
-            let status =
-                if pane.config_changed { format!("{status}, config changed") } else { status };
+            let status = match (pane.config_changed, pane.lock_widening.is_empty()) {
+                (true, false) => format!("{status}, config changed: lock wider"),
+                (true, true) => format!("{status}, config changed"),
+                (false, _) => status,
+            };
             rows.push([
                 format!("{}{}", pane.id, if pane.focused { "*" } else { "" }),
                 pane.tab.clone(),
@@ -145,7 +148,8 @@ mod tests {
             exit_code,
             focused,
             title: None,
-            config_changed: id == 13,
+            config_changed: id == 13 || id == 2,
+            lock_widening: if id == 2 { vec!["network on".into()] } else { vec![] },
             lock: (id == 2).then(|| LockInfo {
                 level: "locked".into(),
                 detail: "files + network".into(),
@@ -187,10 +191,10 @@ mod tests {
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
   the configuration has 1 problem (paddock config check); the last good one is in force
-  PANE  TAB   THREAD    PID  SIZE   STATUS                  PULSE               CPU  OUT       LOCK    SECRETS          COMMAND
-  1*    bash  -         101  80x24  running                 working 1m          37%  3.2 KB/s  -       -                bash -c 'echo '\\''hi there'\\'''
-  2     bash  reviewer  102  80x24  exited 3                NEEDS YOU 4s: bell  0%   0         locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
-  13    bash  -         113  80x24  killed, config changed  -                   -    -         -       -                bash -c 'echo '\\''hi there'\\'''
+  PANE  TAB   THREAD    PID  SIZE   STATUS                                PULSE               CPU  OUT       LOCK    SECRETS          COMMAND
+  1*    bash  -         101  80x24  running                               working 1m          37%  3.2 KB/s  -       -                bash -c 'echo '\\''hi there'\\'''
+  2     bash  reviewer  102  80x24  exited 3, config changed: lock wider  NEEDS YOU 4s: bell  0%   0         locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
+  13    bash  -         113  80x24  killed, config changed                -                   -    -         -       -                bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
     }

@@ -343,10 +343,18 @@ fn title_strip(
             Some(chrome::search_prompt(&search.query, missing))
         }
         None => match view.scrolled_back(term) {
-            0 if workspace.config_changed(pane) => Some(match cx.restart_chord {
-                Some(chord) => format!("config changed: {chord} restarts"),
-                None => "config changed".to_owned(),
-            }),
+            0 if workspace.config_changed(pane) => {
+                // A loosened lock is named, so a restart is never a surprise.
+                let wider = workspace.lock_widening(pane);
+                let what = match wider.is_empty() {
+                    true => "config changed".to_owned(),
+                    false => format!("config changed, LOCK WIDER ({})", wider.join(", ")),
+                };
+                Some(match cx.restart_chord {
+                    Some(chord) => format!("{what}: {chord} restarts"),
+                    None => what,
+                })
+            }
             0 => {
                 let allow = cx.allow_clipboard_chord.map(|c| c.to_string());
                 view.clipboard.as_ref().and_then(|note| note.describe(cx.now, allow.as_deref()))

@@ -123,6 +123,7 @@ impl Workspace {
                 None => continue,
             };
             let config_changed = self.config_changed(id);
+            let lock_widening = self.lock_widening(id);
             let Some(pane) = self.panes.get_mut(&id) else {
                 continue;
             };
@@ -151,6 +152,7 @@ impl Workspace {
                 focused: focused == Some(id),
                 title,
                 config_changed,
+                lock_widening,
                 lock: Some(LockInfo {
                     level: pane.lock.level().into(),
                     detail: pane.lock.detail(),

@@ -346,6 +346,18 @@ impl Workspace {
         self.threads.iter().find(|t| t.name == started.name) != Some(started)
     }
 
+    /// How `pane`'s thread's current definition would loosen the lock it started with (empty:
+    /// it would not, or nothing changed).
+    pub fn lock_widening(&self, pane: PaneId) -> Vec<String> {
+        let Some(started) = self.panes.get(&pane).and_then(|p| p.thread.as_ref()) else {
+            return Vec::new();
+        };
+        match self.threads.iter().find(|t| t.name == started.name) {
+            Some(now) => crate::config::widening(started, now),
+            None => Vec::new(),
+        }
+    }
+
     /// Start `pane`'s thread again from its current definition, in the same place. Returns
     /// the old session, still running, for closing.
     fn restart(&mut self, pane: u32) -> Result<PaneSession, Refusal> {

@@ -289,6 +289,10 @@ pub struct PaneInfo {
     /// started (`restart` applies the new definition).
     #[serde(default)]
     pub config_changed: bool,
+    /// How the new definition would loosen the pane's lock, in words (empty: it would not).
+    /// Only the user's restart applies it, never one from inside a locked pane.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lock_widening: Vec<String>,
     /// What the pane's folder lock enforces.
     #[serde(default)]
     pub lock: Option<LockInfo>,
