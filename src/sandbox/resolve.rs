@@ -172,6 +172,29 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             protect.push(git);
         }
     }
+    // Repositories nested in a writable folder, and a writable folder that is a git folder.
+    for folder in &write {
+        for path in super::git::nested_protections(folder) {
+            match path.symlink_metadata() {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(ResolveError::Unprotectable(path, Unprotected::Link))
+                }
+                Ok(_) => protect.push(path),
+                Err(_) => return Err(ResolveError::Unprotectable(path, Unprotected::Missing)),
+            }
+        }
+    }
+    // A protected file with a second name could be changed through that name.
+    for path in &protect {
+        if let Ok(meta) = path.symlink_metadata() {
+            if meta.is_file() && links(&meta) > 1 {
+                return Err(ResolveError::Unprotectable(
+                    path.clone(),
+                    Unprotected::HardLinks(links(&meta)),
+                ));
+            }
+        }
+    }
     let unix_sockets = policy
         .unix_sockets
         .iter()
@@ -272,6 +295,7 @@ mod tests {
             std::env::temp_dir().join(format!("paddock-resolve-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("app/.git/hooks")).expect("scratch");
+        std::fs::write(dir.join("app/.git/config"), "[core]\n").expect("scratch");
         dir
     }
 

@@ -1,0 +1,52 @@
+//! Git cannot be turned against the user through a lock: hooks and config of a repository
+//! nested in a lock folder, and of a git folder given as a lock folder, are as read-only as the
+//! top-level ones; a protected file with a second name refuses the lock. Positive control: the
+//! rest of a nested repository stays writable.
+
+use super::{check, Fixture};
+
+#[test]
+fn nested_repositories_and_git_folders_keep_their_hooks_and_config() {
+    let fx = Fixture::new("git-nested");
+    let nested = fx.lock.join("vendor/lib/.git");
+    std::fs::create_dir_all(nested.join("hooks")).expect("nested hooks");
+    std::fs::write(nested.join("config"), "[core]\n").expect("nested config");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["write".into(), fx.path("lock/vendor/lib/.git/hooks/pre-commit")], "err EROFS"),
+        (vec!["append".into(), fx.path("lock/vendor/lib/.git/config")], "err EROFS"),
+        (
+            vec!["rename".into(), fx.path("lock/vendor/lib/.git/hooks"), fx.path("lock/h")],
+            "err EXDEV",
+        ),
+        // The folders on the way cannot be renamed away with the protection inside.
+        (vec!["rename".into(), fx.path("lock/vendor"), fx.path("lock/v2")], "err EBUSY"),
+        // Positive control: the repository's other files are the agent's to change.
+        (vec!["write".into(), fx.path("lock/vendor/lib/.git/HEAD")], "ok"),
+    ];
+    check(&fx, &[], &cases);
+
+    // A git folder given as the lock's writable folder (a worktree's common directory).
+    let common = fx.root.join("common.git");
+    std::fs::create_dir_all(common.join("hooks")).expect("hooks");
+    std::fs::create_dir_all(common.join("objects")).expect("objects");
+    std::fs::write(common.join("HEAD"), "ref: refs/heads/main\n").expect("HEAD");
+    std::fs::write(common.join("config"), "[core]\n").expect("config");
+    let folder = common.display().to_string();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["write".into(), format!("{folder}/hooks/post-checkout")], "err EROFS"),
+        (vec!["append".into(), format!("{folder}/config")], "err EROFS"),
+        (vec!["write".into(), format!("{folder}/HEAD")], "ok"),
+    ];
+    check(&fx, &["--write", &folder], &cases);
+}
+
+#[test]
+fn a_protected_file_with_a_second_name_refuses_the_lock() {
+    let fx = Fixture::new("git-hardlink");
+    std::fs::hard_link(fx.lock.join(".git/config"), fx.lock.join("config-alias")).expect("link");
+    let out = fx.run(&[], &["append", &fx.path("lock/config-alias")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(stderr.contains(".git/config") && stderr.contains("2 hard links"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(fx.lock.join(".git/config")).expect("config"), "[core]\n");
+}
