@@ -250,6 +250,9 @@ fn describe(r: &Record) -> String {
             format!("withheld from {program}: {}", r.reason.as_deref().unwrap_or(""))
         }
         Event::Closed => format!("pane closed; masked {} times", r.masked.unwrap_or(0)),
+        Event::GitPlanted => {
+            format!("left git something to run: {}", r.reason.as_deref().unwrap_or(""))
+        }
     };
     format!("{}  {}  pane {}{thread}  {what}", r.time, r.secret, r.pane)
 }

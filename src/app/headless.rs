@@ -250,7 +250,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
                 }
             }
             recv(signals.receiver()) -> signal => match signal {
-                Ok(Signal::Child) => {}
+                Ok(Signal::Child) => instance.workspace_mut().check_ended_locks(),
                 Ok(Signal::Stop(_)) | Err(_) => break 0,
             },
             recv(config_changes) -> _ => {

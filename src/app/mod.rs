@@ -2,6 +2,7 @@
 //! socket. [`Workspace`] carries out control requests on the panes; [`headless`] runs it
 //! without a window until it is stopped. The window (a later part) drives the same workspace.
 
+mod git_watch;
 mod pane_endpoint;
 mod pulse;
 mod secrets;

@@ -48,7 +48,13 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                     .as_ref()
                     .map_or_else(|| "-".into(), |p| format!("{:.0}%", p.cpu_percent)),
                 pane.pulse.as_ref().map_or_else(|| "-".into(), |p| rate(p.out_bytes_per_s)),
-                pane.lock.as_ref().map_or_else(|| "-".into(), |lock| lock.level.clone()),
+                pane.lock.as_ref().map_or_else(
+                    || "-".into(),
+                    |lock| match lock.git_planted.len() {
+                        0 => lock.level.clone(),
+                        n => format!("{}, GIT PLANTED {n}", lock.level),
+                    },
+                ),
                 if pane.secrets.is_empty() { "-".into() } else { pane.secrets.join(",") },
                 shell_words(&pane.command),
             ]);
@@ -154,6 +160,7 @@ mod tests {
                 level: "locked".into(),
                 detail: "files + network".into(),
                 env_passed: Some(vec!["HOME".into(), "PATH".into()]),
+                git_planted: vec![],
             }),
             secrets: if id == 2 { vec!["gh-token".into(), "openai".into()] } else { vec![] },
             pulse: match id {

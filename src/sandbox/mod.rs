@@ -8,7 +8,7 @@
 //! the explicit absence of a lock, never a fallback.
 
 pub mod env;
-mod git;
+pub mod git;
 pub mod policy;
 pub mod resolve;
 pub mod seatbelt;

@@ -21,12 +21,16 @@ pub enum Event {
     Withheld,
     /// The pane ended; `masked` is how often its output held the value.
     Closed,
+    /// A locked pane left git something to run outside its lock (no secret: `reason` names
+    /// the file and the command).
+    GitPlanted,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
     pub time: String,
     pub event: Event,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub secret: String,
     pub thread: Option<String>,
     pub pane: u32,

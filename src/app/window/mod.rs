@@ -401,6 +401,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             UserEvent::Signal(Signal::Stop(_)) => self.stop(event_loop, 0),
             UserEvent::ConfigChanged => self.reload_config(),
             UserEvent::Signal(Signal::Child) => {
+                self.instance.workspace_mut().check_ended_locks();
                 if let Some(code) = self.instance.first_exit() {
                     return self.stop(event_loop, code);
                 }

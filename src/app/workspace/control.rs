@@ -113,6 +113,7 @@ impl Workspace {
 
     /// This instance and its panes, as `paddock ls` shows them.
     pub fn describe(&mut self) -> InstanceInfo {
+        self.check_ended_locks();
         let focused = self.mux.focused_pane();
         let snapshot = self.pulses();
         let mut panes = Vec::new();
@@ -157,6 +158,11 @@ impl Workspace {
                     level: pane.lock.level().into(),
                     detail: pane.lock.detail(),
                     env_passed: pane.env_passed.clone(),
+                    git_planted: pane
+                        .git_watch
+                        .as_ref()
+                        .map(|w| w.findings().to_vec())
+                        .unwrap_or_default(),
                 }),
                 secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
                 pulse: pulse::info(snapshot.as_deref(), id.0, pane_status),

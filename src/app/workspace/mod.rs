@@ -19,6 +19,7 @@ mod control;
 
 pub use control::Outcome;
 
+use super::git_watch::{GitWatch, Who};
 use super::pane_endpoint::{Endpoint, PaneEndpoints};
 use super::pulse;
 use super::secrets::{self, Granted, PaneSecrets};
@@ -65,6 +66,8 @@ struct Pane {
     /// with the pane).
     #[expect(dead_code, reason = "held for its lifetime: dropping it closes the endpoint")]
     endpoint: Option<Endpoint>,
+    /// What its lock's writable folders held for git when it started, if it is locked.
+    git_watch: Option<GitWatch>,
 }
 
 /// What to start in a pane.
@@ -303,6 +306,7 @@ impl Workspace {
             inherited: None,
             secrets: None,
             endpoint: None,
+            git_watch: None,
         };
         self.panes.insert(pane, entry);
         pane
@@ -344,6 +348,19 @@ impl Workspace {
             return false;
         };
         self.threads.iter().find(|t| t.name == started.name) != Some(started)
+    }
+
+    /// Look, once, at what each locked pane whose program ended left git to run (`git_watch`).
+    pub fn check_ended_locks(&mut self) {
+        let state = crate::vault::state_folder();
+        for (id, pane) in &mut self.panes {
+            let Some(watch) = &mut pane.git_watch else { continue };
+            let who = Who {
+                thread: pane.thread.as_ref().map(|t| t.name.clone()),
+                program: pane.command.first().cloned(),
+            };
+            watch.check(&mut pane.session, id.0, &who, state.as_deref());
+        }
     }
 
     /// How `pane`'s thread's current definition would loosen the lock it started with (empty:
@@ -398,6 +415,7 @@ impl Workspace {
             inherited: None,
             secrets: None,
             endpoint: None,
+            git_watch: None,
         };
         self.panes.insert(pane, entry);
     }
@@ -478,6 +496,8 @@ impl Workspace {
             (lock, crate::sandbox::env::build(std::env::vars_os(), env_pass))
         });
         let env_names = lock.as_ref().map(|(_, built)| built.names.clone());
+        // Before the program runs: what git would find in its writable folders.
+        let git_watch = lock.as_ref().map(|(lock, _)| GitWatch::start(lock));
         // A locked program talks to its own endpoint, never to the instance's socket.
         let endpoint = match (&lock, &self.options.endpoints) {
             (Some(_), Some(endpoints)) => {
@@ -565,6 +585,7 @@ impl Workspace {
             inherited,
             secrets,
             endpoint,
+            git_watch,
         };
         self.panes.insert(pane, entry);
         Ok(())

@@ -326,6 +326,10 @@ pub struct LockInfo {
     /// environment is built from an allow-list; never the values). Absent when not locked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_passed: Option<Vec<String>>,
+    /// What the locked program left git to run outside its lock, found when it ended: each
+    /// file and the command.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub git_planted: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
