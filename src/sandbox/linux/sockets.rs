@@ -89,26 +89,19 @@ pub fn handoff() -> Result<(OwnedFd, OwnedFd), String> {
 pub fn install(to_init: OwnedFd) -> Result<(), String> {
     let program = connect_to_listener();
     let fprog = libc::sock_fprog { len: program.len() as u16, filter: program.as_ptr() as *mut _ };
-    let mut flags =
-        libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-    let listener = loop {
-        // SAFETY: seccomp(2) with a valid program that outlives the call.
-        let fd = unsafe {
-            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &fprog)
-        };
+    // Not SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: a caller's ^C must still interrupt a slow
+    // connect, as it would outside the lock (the connect then goes on, as the kernel's own
+    // interrupted connect does).
+    let flags = libc::SECCOMP_FILTER_FLAG_NEW_LISTENER;
+    // SAFETY: seccomp(2) with a valid program that outlives the call.
+    let fd =
+        unsafe { libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &fprog) };
+    if fd < 0 {
         let error = std::io::Error::last_os_error();
-        match fd {
-            // Before Linux 5.19 a caller's signal can interrupt the wait: answered all the same.
-            -1 if error.raw_os_error() == Some(libc::EINVAL)
-                && flags & libc::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV != 0 =>
-            {
-                flags &= !libc::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-            }
-            -1 => return Err(format!("cannot install the socket gate: {error}")),
-            // SAFETY: a new descriptor, ours alone.
-            fd => break unsafe { OwnedFd::from_raw_fd(fd as RawFd) },
-        }
-    };
+        return Err(format!("cannot install the socket gate: {error}"));
+    }
+    // SAFETY: a new descriptor, ours alone.
+    let listener = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
     send_fd(&to_init, &listener).map_err(|e| format!("cannot hand over the socket gate: {e}"))
 }
 
