@@ -8,13 +8,14 @@
 
 use std::path::PathBuf;
 
+#[cfg(unix)]
 use crate::ctl::protocol::{ErrorCode, Reply, Request};
 
 /// Where locked panes' endpoints are made, and where their calls go.
 #[derive(Clone, Debug)]
 pub struct PaneEndpoints {
     dir: PathBuf,
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     calls: crossbeam_channel::Sender<crate::ctl::Call>,
 }
 
@@ -28,7 +29,13 @@ impl PaneEndpoints {
     /// Endpoints in `dir` (made private on first use), their calls to `calls`.
     #[cfg(unix)]
     pub fn new(dir: PathBuf, calls: crossbeam_channel::Sender<crate::ctl::Call>) -> PaneEndpoints {
-        PaneEndpoints { dir, calls }
+        #[cfg(target_os = "linux")]
+        return PaneEndpoints { dir, calls };
+        #[cfg(not(target_os = "linux"))]
+        {
+            drop(calls);
+            PaneEndpoints { dir }
+        }
     }
 
     /// The endpoint of `pane` and its path; `serial` keeps a restarted pane's new endpoint apart
@@ -50,6 +57,7 @@ impl PaneEndpoints {
     }
 }
 
+#[cfg(unix)]
 /// Whether pane `own`'s endpoint may ask `request`: `notify` for that pane, `ls`; nothing else
 /// (the refusal to send back).
 pub fn allowed(own: u32, request: &Request) -> Result<(), Refused> {
@@ -68,9 +76,11 @@ pub fn allowed(own: u32, request: &Request) -> Result<(), Refused> {
 }
 
 /// A request a pane's endpoint refuses, and why.
+#[cfg(unix)]
 #[derive(Debug)]
 pub struct Refused(pub String);
 
+#[cfg(unix)]
 impl Refused {
     pub fn reply(self) -> Reply {
         Reply::error(ErrorCode::Refused, self.0)
@@ -78,6 +88,7 @@ impl Refused {
 }
 
 /// An `ls` reply as pane `own` may see it: its own pane only.
+#[cfg(unix)]
 pub fn own_view(own: u32, reply: &mut Reply) {
     if let Some(instance) = &mut reply.instance {
         instance.panes.retain(|pane| pane.id == own);
@@ -85,7 +96,7 @@ pub fn own_view(own: u32, reply: &mut Reply) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
