@@ -102,26 +102,38 @@ fn peer_pid(stream: &UnixStream) -> Result<i32, String> {
     Ok(cred.pid)
 }
 
+/// Whether process `pid` shares this process's user and PID namespaces, read from files anyone
+/// may read (a namespace link needs ptrace rights over the peer, which an undumpable peer, a
+/// lock's init answering for its program, does not grant): its PID namespace depth (the
+/// `NSpid` line of its status) and its user namespace's uid map.
 #[cfg(target_os = "linux")]
 fn same_namespaces(pid: i32) -> Result<(), String> {
-    for kind in ["user", "pid"] {
-        let ours = std::fs::read_link(format!("/proc/self/ns/{kind}"));
-        let theirs = std::fs::read_link(format!("/proc/{pid}/ns/{kind}"));
-        match (ours, theirs) {
-            (Ok(ours), Ok(theirs)) if ours == theirs => {}
-            (Ok(_), Ok(_)) => {
-                return Err(format!(
-                    "the client runs in another {kind} namespace (a locked pane, a container): \
-                     it may not control this instance (a locked pane talks to its own endpoint, \
-                     $PADDOCK_SOCKET)"
-                ))
-            }
-            (_, Err(e)) | (Err(e), _) => {
-                return Err(format!("cannot tell which namespaces the client runs in: {e}"))
-            }
-        }
+    let unreadable =
+        |e: std::io::Error| format!("cannot tell which namespaces the client runs in: {e}");
+    let depth = |status: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("NSpid:"))
+            .map(|ids| ids.split_whitespace().count())
+    };
+    let ours = std::fs::read_to_string("/proc/self/status").map_err(unreadable)?;
+    let theirs = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(unreadable)?;
+    let our_map = std::fs::read_to_string("/proc/self/uid_map").map_err(unreadable)?;
+    let their_map = std::fs::read_to_string(format!("/proc/{pid}/uid_map")).map_err(unreadable)?;
+    let other = if depth(&ours) != depth(&theirs) {
+        Some("PID")
+    } else if our_map != their_map {
+        Some("user")
+    } else {
+        None
+    };
+    match other {
+        Some(kind) => Err(format!(
+            "the client runs in another {kind} namespace (a locked pane, a container): it may \
+             not control this instance (a locked pane talks to its own endpoint, $PADDOCK_SOCKET)"
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -76,7 +76,7 @@ fn the_instance_socket_refuses_a_client_inside_a_lock() {
         .expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
-    assert!(stderr.contains("another user namespace"), "{stderr}");
+    assert!(stderr.contains("runs in another PID namespace"), "{stderr}");
     let panes = instance.ls()["instances"][0]["panes"].as_array().map(Vec::len);
     assert_eq!(panes, Some(1));
 }
