@@ -32,6 +32,10 @@ pub struct Policy {
     /// so a lock that would show one (in a `write` or `read` folder) is refused.
     #[serde(default)]
     pub control_sockets: Vec<PathBuf>,
+    /// The folder instances' control sockets are made in: none of them may be let through
+    /// (`unix_sockets`). A locked pane's own endpoint, in a folder below, may.
+    #[serde(default)]
+    pub control_folder: Option<PathBuf>,
 }
 
 /// Paths every lock protects inside each writable folder: git runs hooks and reads its config
@@ -58,6 +62,7 @@ impl Policy {
             allow_broad_write: lock.allow_broad_write,
             guarded: guarded.to_vec(),
             control_sockets: Vec::new(),
+            control_folder: None,
         }
     }
 }

@@ -76,6 +76,11 @@ pub enum ResolveError {
          configuration again)"
     )]
     Redirected { path: PathBuf, now: PathBuf },
+    #[error(
+        "{0} is a paddock control socket, through which any process could open an unlocked \
+         pane: a lock never lets one through (a locked pane talks to its own endpoint)"
+    )]
+    ControlSocketListed(PathBuf),
     #[error("the socket {0} the lock lets through does not exist")]
     MissingSocket(PathBuf),
     #[error(
@@ -203,6 +208,14 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
                 Err(ResolveError::Missing(path)) => return Err(ResolveError::MissingSocket(path)),
                 other => other?,
             };
+            let canonical = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+            let in_control_folder = policy
+                .control_folder
+                .as_ref()
+                .is_some_and(|folder| real.parent() == Some(canonical(folder).as_path()));
+            if in_control_folder || policy.control_sockets.iter().any(|c| canonical(c) == real) {
+                return Err(ResolveError::ControlSocketListed(path.clone()));
+            }
             match std::fs::metadata(&real) {
                 Ok(meta) if is_socket(&meta) => Ok(real),
                 _ => Err(ResolveError::NotASocket(path.clone())),

@@ -56,6 +56,7 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
             };
             // Run from a pane: that instance's control socket must stay out of reach too.
             let policy = Policy {
+                control_folder: Some(paddock::ctl::socket_dir()),
                 control_sockets: std::env::var_os("PADDOCK_SOCKET")
                     .map(|socket| sandbox::exposed_control_sockets(Path::new(&socket)))
                     .unwrap_or_default(),

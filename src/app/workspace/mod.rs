@@ -529,6 +529,10 @@ impl Workspace {
                             ..Policy::from_lock(lock, &self.options.guarded)
                         };
                         policy.unix_sockets.extend(endpoint_path.clone());
+                        #[cfg(unix)]
+                        {
+                            policy.control_folder = Some(crate::ctl::socket_dir());
+                        }
                         policy
                     },
                     launcher: self.options.launcher.clone(),

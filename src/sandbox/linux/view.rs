@@ -183,6 +183,13 @@ pub fn build(
     for path in home.into_iter().chain(cwd) {
         let _ = std::fs::create_dir_all(inside(path));
     }
+    // Everything shown read-only (read folders, listed sockets, paddock itself), to make
+    // read-only again where a writable mount above it (the pane's /tmp) made it writable.
+    let read_only: Vec<PathBuf> = sources
+        .iter()
+        .filter(|(_, _, role)| *role == Role::Read)
+        .map(|(p, _, _)| p.clone())
+        .collect();
     drop(sources);
 
     enter(stage)?;
@@ -200,7 +207,7 @@ pub fn build(
     // writable again; protected paths are read-only whatever holds them.
     let writable = || resolved.write.iter().map(PathBuf::as_path).chain(fresh.map(Path::new));
     let in_writable = |p: &Path| writable().any(|w| p.starts_with(w) && p != w);
-    for path in resolved.read.iter().filter(|p| in_writable(p)) {
+    for path in read_only.iter().filter(|p| in_writable(p)) {
         set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
     }
     let in_read = |p: &Path| resolved.read.iter().any(|r| p.starts_with(r) && p != r);

@@ -57,26 +57,39 @@ fn a_locked_pane_notifies_through_its_own_endpoint_and_nothing_more() {
     assert_eq!(seen_panes[0]["id"], 1);
 }
 
-/// A lock that lets the instance's socket through (as a careless `sockets:` entry would) still
-/// gets nothing from it: the instance refuses a client in another user namespace.
+/// A lock never lets an instance's control socket through: `--socket` naming one refuses the
+/// lock. One it cannot know of (a `--listen` path of another instance) still gets nothing from
+/// it: the instance refuses a client in another PID or user namespace.
 #[test]
 fn the_instance_socket_refuses_a_client_inside_a_lock() {
     let runtime = Runtime::new();
     let (work, home) = (runtime.dir.join("work"), runtime.dir.join("home"));
     std::fs::create_dir_all(&work).expect("work");
     std::fs::create_dir_all(&home).expect("home");
+    let locked_ctl = |socket: &str| {
+        Command::new(PADDOCK)
+            .args(["sandbox", "run", "--write", &work.display().to_string(), "--socket", socket])
+            .args(["--", PADDOCK, "ctl", "--socket", socket, "new", "--", "sleep", "600"])
+            .env("HOME", &home)
+            .env("XDG_RUNTIME_DIR", &runtime.dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run")
+    };
     let instance = runtime.start(&["-e", "sleep", "600"]);
-    let socket = instance.socket.display().to_string();
-    let out = Command::new(PADDOCK)
-        .args(["sandbox", "run", "--write", &work.display().to_string(), "--socket", &socket])
-        .args(["--", PADDOCK, "ctl", "--socket", &socket, "new", "--", "sleep", "600"])
-        .env("HOME", &home)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
+    let out = locked_ctl(&instance.socket.display().to_string());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(stderr.contains("is a paddock control socket"), "{stderr}");
+
+    let listen = runtime.dir.join("elsewhere.sock");
+    let other = runtime.start(&["--listen", &listen.display().to_string(), "-e", "sleep", "600"]);
+    let out = locked_ctl(&listen.display().to_string());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("runs in another PID namespace"), "{stderr}");
-    let panes = instance.ls()["instances"][0]["panes"].as_array().map(Vec::len);
-    assert_eq!(panes, Some(1));
+    for instance in [&instance, &other] {
+        let panes = instance.ls()["instances"][0]["panes"].as_array().map(Vec::len);
+        assert_eq!(panes, Some(1));
+    }
 }

@@ -118,6 +118,25 @@ fn a_listed_socket_made_again_keeps_working() {
     assert_eq!(second.received(Duration::from_secs(10)).as_deref(), Some("pwned"));
 }
 
+/// A listed socket is read-only in the lock wherever it lies, also under the host's /tmp (which
+/// the lock's own writable /tmp shows it inside): its mode cannot be widened.
+#[test]
+fn a_listed_socket_under_tmp_stays_read_only() {
+    let fx = Fixture::new("socket-tmp");
+    let path =
+        std::path::Path::new("/tmp").join(format!("paddock-listed-{}.sock", std::process::id()));
+    let _server = HostServer::bind(&path);
+    let socket = path.display().to_string();
+    let before = std::fs::metadata(&path).expect("socket").permissions();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["chmod".into(), socket.clone()], "err EROFS"),
+        (vec!["unix".into(), socket.clone()], "ok"),
+    ];
+    check(&fx, &["--socket", &socket], &cases);
+    assert_eq!(std::fs::metadata(&path).expect("socket").permissions(), before);
+    let _ = std::fs::remove_file(&path);
+}
+
 /// `--socket` (and `sockets:` in a lock) names sockets, never a folder of them.
 #[test]
 fn a_folder_given_as_a_socket_refuses_the_lock() {
