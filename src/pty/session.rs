@@ -51,7 +51,7 @@ pub enum PaneLock {
     /// The thread's config chose to run unlocked (`unlocked: true`).
     Unlocked,
     /// Under this lock, or not at all.
-    Locked(Locked),
+    Locked(Box<Locked>),
 }
 
 /// What to run in a pane.

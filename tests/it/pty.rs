@@ -207,7 +207,7 @@ fn a_locked_program_runs_in_its_pane_under_the_lock() {
         out = outside.display()
     );
     let spec = SpawnSpec {
-        lock: PaneLock::Locked(lock_on(inside.clone())),
+        lock: PaneLock::Locked(Box::new(lock_on(inside.clone()))),
         ..spec_for(&["/bin/sh", "-c", &script])
     };
     let pane = PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn locked");
@@ -225,7 +225,9 @@ fn a_lock_that_cannot_hold_refuses_to_run_the_program() {
     let _ = std::fs::remove_file(&marker);
     let touch = ["touch".to_owned(), marker.display().to_string()];
     let spec = SpawnSpec {
-        lock: PaneLock::Locked(lock_on(std::env::temp_dir().join("paddock-no-such-folder"))),
+        lock: PaneLock::Locked(Box::new(lock_on(
+            std::env::temp_dir().join("paddock-no-such-folder"),
+        ))),
         ..spec_for(&[&touch[0], &touch[1]])
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {

@@ -520,24 +520,11 @@ impl Workspace {
             size,
             scrollback_lines: self.options.scrollback_lines,
             lock: match (lock, thread) {
-                (Some((lock, built)), _) => PaneLock::Locked(Locked {
-                    policy: {
-                        let mut policy = Policy {
-                            control_sockets: crate::sandbox::exposed_control_sockets(
-                                &self.options.socket,
-                            ),
-                            ..Policy::from_lock(lock, &self.options.guarded)
-                        };
-                        policy.unix_sockets.extend(endpoint_path.clone());
-                        #[cfg(unix)]
-                        {
-                            policy.control_folder = Some(crate::ctl::socket_dir());
-                        }
-                        policy
-                    },
+                (Some((lock, built)), _) => PaneLock::Locked(Box::new(Locked {
+                    policy: self.pane_policy(lock, endpoint_path.as_deref()),
                     launcher: self.options.launcher.clone(),
                     inherited_env: built.vars,
-                }),
+                })),
                 (None, Some(ThreadSpec { unlocked: true, .. })) => PaneLock::Unlocked,
                 _ => PaneLock::None,
             },
@@ -593,6 +580,25 @@ impl Workspace {
         };
         self.panes.insert(pane, entry);
         Ok(())
+    }
+
+    /// What the kernel is asked to enforce for a pane under `lock`: the lock, paddock's own
+    /// files guarded, its control sockets kept out, and the pane's own endpoint let through.
+    fn pane_policy(
+        &self,
+        lock: &crate::config::LockPolicy,
+        endpoint: Option<&std::path::Path>,
+    ) -> Policy {
+        let mut policy = Policy {
+            control_sockets: crate::sandbox::exposed_control_sockets(&self.options.socket),
+            ..Policy::from_lock(lock, &self.options.guarded)
+        };
+        policy.unix_sockets.extend(endpoint.map(std::path::Path::to_owned));
+        #[cfg(unix)]
+        {
+            policy.control_folder = Some(crate::ctl::socket_dir());
+        }
+        policy
     }
 
     fn pane_mut(&mut self, pane: u32) -> Result<&mut Pane, Refusal> {
