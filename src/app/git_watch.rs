@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::config::LockPolicy;
 use crate::pty::{PaneSession, PaneStatus};
-use crate::sandbox::git::{planted, snapshot, GitSnapshot};
+use crate::sandbox::git_planted::{planted, snapshot, GitSnapshot};
 use crate::vault::audit::{utc_now, AuditLog, Event, Record};
 
 pub struct GitWatch {

@@ -8,7 +8,8 @@
 //! the explicit absence of a lock, never a fallback.
 
 pub mod env;
-pub mod git;
+mod git;
+pub mod git_planted;
 pub mod policy;
 pub mod resolve;
 pub mod seatbelt;

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Net, SandboxVerb};
 use paddock::config::{LockPolicy, Network};
-use paddock::sandbox::{self, Enforcement, Policy};
+use paddock::sandbox::{self, git_planted, Enforcement, Policy};
 
 /// `config`: a `--config` given before `sandbox`, guarded like the default file.
 pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
@@ -72,7 +72,13 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
             }
             // Built, not inherited, as in a locked pane.
             let env = sandbox::env::build(std::env::vars_os(), &env_pass);
-            exec(argv, env.vars)
+            // What git would find in the writable folders, to compare with when it returns.
+            let before = git_planted::snapshot(&lock.write);
+            let code = exec(argv, env.vars);
+            for finding in git_planted::planted(&before, &git_planted::snapshot(&lock.write)) {
+                eprintln!("paddock sandbox: left for git to run outside the lock: {finding}");
+            }
+            code
         }
     }
 }

@@ -50,3 +50,32 @@ fn a_protected_file_with_a_second_name_refuses_the_lock() {
     assert!(stderr.contains(".git/config") && stderr.contains("2 hard links"), "{stderr}");
     assert_eq!(std::fs::read_to_string(fx.lock.join(".git/config")).expect("config"), "[core]\n");
 }
+
+/// What the kernel cannot stop (a `.git/commondir` that sends the protected repository's git to
+/// a folder of the agent's making, a repository made deep in `node_modules`) is named when the
+/// command returns. Positive control: a command that plants nothing is not reported.
+#[test]
+fn what_a_lock_left_git_to_run_is_named_when_it_returns() {
+    let fx = Fixture::new("git-planted");
+    let script = "echo ../evil > .git/commondir && \
+        mkdir -p node_modules/x/.git/hooks && \
+        printf '[core]\\n\\tfsmonitor = ./x.sh\\n' > node_modules/x/.git/config";
+    let lock = fx.lock.display().to_string();
+    let run = |script: &str| {
+        std::process::Command::new(super::PADDOCK)
+            .args(["sandbox", "run", "--write", &lock, "--", "/bin/sh", "-c", script])
+            .env("HOME", &fx.home)
+            .current_dir(&fx.lock)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run")
+    };
+    let out = run(script);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let commondir = format!("{lock}/.git/commondir sends git to ../evil");
+    let fsmonitor = format!("{lock}/node_modules/x/.git/config sets core.fsmonitor = ./x.sh");
+    assert!(stderr.contains(&commondir) && stderr.contains(&fsmonitor), "{stderr}");
+    let quiet = run("echo hello > notes.txt");
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("left for git"));
+}

