@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::config::LockPolicy;
 use crate::pty::{PaneSession, PaneStatus};
-use crate::sandbox::git_planted::{planted, snapshot, GitSnapshot};
+use crate::sandbox::git_planted::{planted, snapshot, snapshot_again, GitSnapshot};
 use crate::vault::audit::{utc_now, AuditLog, Event, Record};
 
 pub struct GitWatch {
@@ -41,7 +41,7 @@ impl GitWatch {
         if self.findings.is_some() || session.status() == PaneStatus::Running {
             return;
         }
-        let found = planted(&self.before, &snapshot(&self.folders));
+        let found = planted(&self.before, &snapshot_again(&self.folders, &self.before));
         if !found.is_empty() {
             let mut text = String::from(
                 "\r\n\x1b[1;31mpaddock: this locked pane left git something to run outside its \

@@ -71,6 +71,9 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             out.push_str("  (no panes)\n");
             continue;
         }
+        // A program writes its notification text and title: never raw to the user's terminal.
+        let rows: Vec<Vec<String>> =
+            rows.into_iter().map(|row| row.iter().map(|cell| visible(cell)).collect()).collect();
         let widths: Vec<usize> = (0..rows[0].len())
             .map(|col| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0))
             .collect();
@@ -134,6 +137,17 @@ fn shell_words(command: &[String]) -> String {
         }
     };
     command.iter().map(quote).collect::<Vec<_>>().join(" ")
+}
+
+/// `text` with every control character shown as an escape (`\u{1b}`).
+fn visible(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> =
+                if c.is_control() { c.escape_default().collect() } else { vec![c] };
+            escaped
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -204,6 +218,25 @@ instance 42  /run/user/1000/paddock/42.sock
   13    bash  -         113  80x24  killed, config changed                -                   -    -         -       -                bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
+    }
+
+    /// A locked agent's notification cannot set a title or clear the user's screen through
+    /// `paddock ls`.
+    #[test]
+    fn control_characters_a_program_wrote_are_shown_not_sent() {
+        let mut asking = pane(2, PaneState::Running, None, false);
+        if let Some(pulse) = asking.pulse.as_mut() {
+            pulse.reason = Some("notification: \u{1b}]0;evil\u{7}\u{1b}[2J".into());
+        }
+        let instance = InstanceInfo {
+            pid: 42,
+            socket: "/run/user/1000/paddock/42.sock".into(),
+            panes: vec![asking],
+            config_problems: None,
+        };
+        let listing = format_listing(&[instance]);
+        assert!(!listing.contains('\u{1b}') && !listing.contains('\u{7}'), "{listing:?}");
+        assert!(listing.contains("\\u{1b}]0;evil\\u{7}"), "{listing}");
     }
 
     #[test]

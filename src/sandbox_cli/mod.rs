@@ -75,7 +75,8 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
             // What git would find in the writable folders, to compare with when it returns.
             let before = git_planted::snapshot(&lock.write);
             let code = exec(argv, env.vars);
-            for finding in git_planted::planted(&before, &git_planted::snapshot(&lock.write)) {
+            let after = git_planted::snapshot_again(&lock.write, &before);
+            for finding in git_planted::planted(&before, &after) {
                 eprintln!("paddock sandbox: left for git to run outside the lock: {finding}");
             }
             code

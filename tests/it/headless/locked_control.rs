@@ -57,39 +57,54 @@ fn a_locked_pane_notifies_through_its_own_endpoint_and_nothing_more() {
     assert_eq!(seen_panes[0]["id"], 1);
 }
 
-/// A lock never lets an instance's control socket through: `--socket` naming one refuses the
-/// lock. One it cannot know of (a `--listen` path of another instance) still gets nothing from
-/// it: the instance refuses a client in another PID or user namespace.
+/// A lock never lets a control socket it knows of through: `--socket` naming one (by its path
+/// or a second hard link) refuses the lock. A client in another user and PID namespace that
+/// reaches an instance's socket all the same (a lock started where the instance's runtime
+/// folder is not known, or outside any lock) is refused by the instance: the second wall.
 #[test]
 fn the_instance_socket_refuses_a_client_inside_a_lock() {
     let runtime = Runtime::new();
     let (work, home) = (runtime.dir.join("work"), runtime.dir.join("home"));
     std::fs::create_dir_all(&work).expect("work");
     std::fs::create_dir_all(&home).expect("home");
-    let locked_ctl = |socket: &str| {
-        Command::new(PADDOCK)
-            .args(["sandbox", "run", "--write", &work.display().to_string(), "--socket", socket])
-            .args(["--", PADDOCK, "ctl", "--socket", socket, "new", "--", "sleep", "600"])
-            .env("HOME", &home)
-            .env("XDG_RUNTIME_DIR", &runtime.dir)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run")
-    };
     let instance = runtime.start(&["-e", "sleep", "600"]);
-    let out = locked_ctl(&instance.socket.display().to_string());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(125), "{stderr}");
-    assert!(stderr.contains("is a paddock control socket"), "{stderr}");
-
-    let listen = runtime.dir.join("elsewhere.sock");
-    let other = runtime.start(&["--listen", &listen.display().to_string(), "-e", "sleep", "600"]);
-    let out = locked_ctl(&listen.display().to_string());
+    let socket = instance.socket.display().to_string();
+    let second_name = work.join("hard.sock");
+    std::fs::hard_link(&instance.socket, &second_name).expect("hard link");
+    let second_name = second_name.display().to_string();
+    let locked_ctl = |listed: &str, runtime_dir: Option<&std::path::Path>| {
+        let mut command = Command::new(PADDOCK);
+        command
+            .args(["sandbox", "run", "--write", &work.display().to_string(), "--socket", listed])
+            .args(["--", PADDOCK, "ctl", "--socket", listed, "new", "--", "sleep", "600"])
+            .env("HOME", &home)
+            .env_remove("XDG_RUNTIME_DIR")
+            .stdin(Stdio::null());
+        if let Some(dir) = runtime_dir {
+            command.env("XDG_RUNTIME_DIR", dir);
+        }
+        command.output().expect("run")
+    };
+    for listed in [&socket, &second_name] {
+        let out = locked_ctl(listed, Some(&runtime.dir));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(125), "{listed}: {stderr}");
+        assert!(stderr.contains("is a paddock control socket"), "{stderr}");
+    }
+    let out = locked_ctl(&socket, None);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("runs in another PID namespace"), "{stderr}");
-    for instance in [&instance, &other] {
-        let panes = instance.ls()["instances"][0]["panes"].as_array().map(Vec::len);
-        assert_eq!(panes, Some(1));
-    }
+    // The second wall: a client in namespaces of its own (util-linux unshare).
+    let out = Command::new("unshare")
+        .args(["--user", "--pid", "--fork", PADDOCK, "ctl", "--socket", &socket, "new"])
+        .args(["--", "sleep", "600"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("unshare");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("runs in another PID namespace"), "{stderr}");
+    let panes = instance.ls()["instances"][0]["panes"].as_array().map(Vec::len);
+    assert_eq!(panes, Some(1), "no tab was opened");
 }
