@@ -72,8 +72,10 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             continue;
         }
         // A program writes its notification text and title: never raw to the user's terminal.
-        let rows: Vec<Vec<String>> =
-            rows.into_iter().map(|row| row.iter().map(|cell| visible(cell)).collect()).collect();
+        let rows: Vec<Vec<String>> = rows
+            .into_iter()
+            .map(|row| row.iter().map(|cell| crate::sandbox::visible(cell)).collect())
+            .collect();
         let widths: Vec<usize> = (0..rows[0].len())
             .map(|col| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0))
             .collect();
@@ -137,17 +139,6 @@ fn shell_words(command: &[String]) -> String {
         }
     };
     command.iter().map(quote).collect::<Vec<_>>().join(" ")
-}
-
-/// `text` with every control character shown as an escape (`\u{1b}`).
-fn visible(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> =
-                if c.is_control() { c.escape_default().collect() } else { vec![c] };
-            escaped
-        })
-        .collect()
 }
 
 #[cfg(test)]

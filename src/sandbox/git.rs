@@ -59,9 +59,8 @@ pub fn nested_protections(folder: &Path) -> Vec<PathBuf> {
 /// Whether `folder` is a repository's git folder (what `.git` usually is): HEAD, objects and
 /// config in it.
 fn is_git_folder(folder: &Path) -> bool {
-    folder.join("HEAD").is_file()
-        && folder.join("objects").is_dir()
-        && folder.join("config").is_file()
+    let there = |name: &str| folder.join(name).symlink_metadata().is_ok();
+    there("HEAD") && there("objects") && there("config")
 }
 
 #[cfg(test)]

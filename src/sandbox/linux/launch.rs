@@ -52,6 +52,8 @@ struct Locked {
 }
 
 fn fail(why: &str) -> ! {
+    // A path in `why` may hold what a lock wrote (a folder's name): never raw to a terminal.
+    let why = crate::sandbox::visible(why);
     let _ = writeln!(std::io::stderr(), "{PREFIX} {why}; the command did not run");
     std::process::exit(LOCK_FAILED)
 }

@@ -49,6 +49,27 @@ fn a_locked_pane_notifies_through_its_own_endpoint_and_nothing_more() {
     let panes = instance.ls()["instances"][0]["panes"].as_array().map(Vec::len);
     assert_eq!(panes, Some(2), "no tab was opened from inside the lock");
     assert!(!work.join("escaped").exists());
+    // Another lock may not be handed this pane's endpoint.
+    let panes_folder = runtime.dir.join("paddock/panes");
+    let this_pane = std::fs::read_dir(&panes_folder)
+        .expect("endpoints")
+        .flatten()
+        .map(|e| e.path().display().to_string())
+        .next()
+        .expect("pane 1's endpoint");
+    let out = runtime
+        .paddock(&[
+            "sandbox",
+            "run",
+            "--write",
+            &work.display().to_string(),
+            "--socket",
+            &this_pane,
+        ])
+        .args(["--", "true"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(125), "{}", String::from_utf8_lossy(&out.stderr));
     // The lock read its own pane, and only it.
     let seen: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&listing).expect("ls.json")).expect("json");

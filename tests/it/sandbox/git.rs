@@ -79,3 +79,19 @@ fn what_a_lock_left_git_to_run_is_named_when_it_returns() {
     let quiet = run("echo hello > notes.txt");
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("left for git"));
 }
+
+/// A folder name the lock made is shown, never sent raw to the terminal: a repository named
+/// with escape sequences, which makes the next start refuse, is named with escapes.
+#[test]
+fn a_folder_name_with_escape_sequences_is_shown_not_sent() {
+    let fx = Fixture::new("git-escapes");
+    let name = "x\u{1b}]0;PWNED\u{7}\u{1b}[2J";
+    std::fs::create_dir_all(fx.lock.join(name).join(".git/objects")).expect("repository");
+    std::fs::write(fx.lock.join(name).join(".git/HEAD"), "ref: refs/heads/main\n").expect("HEAD");
+    std::fs::write(fx.lock.join(name).join(".git/config"), "[core]\n").expect("config");
+    let out = fx.run(&[], &["ids"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(!stderr.contains('\u{1b}') && !stderr.contains('\u{7}'), "{stderr:?}");
+    assert!(stderr.contains("x\\u{1b}]0;PWNED\\u{7}"), "{stderr}");
+}
