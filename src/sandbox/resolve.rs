@@ -220,7 +220,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             // By name, and by the file itself (a second hard link names it too).
             let control = in_control_folder
                 || policy.control_sockets.iter().any(|c| canonical(c) == real)
-                || same_file_as_any(&real, &control_sockets_of(policy));
+                || (!own && same_file_as_any(&real, &control_sockets_of(policy)));
             if control {
                 return Err(ResolveError::ControlSocketListed(path.clone()));
             }
@@ -300,12 +300,13 @@ fn unmoved(path: &Path) -> Result<PathBuf, ResolveError> {
 /// Every control socket the policy knows of: the ones in use elsewhere, and the instances'
 /// sockets in the control folder.
 fn control_sockets_of(policy: &Policy) -> Vec<PathBuf> {
-    let in_folder = policy
-        .control_folder
-        .iter()
-        .flat_map(|folder| std::fs::read_dir(folder).into_iter().flatten().flatten())
-        .map(|entry| entry.path());
-    policy.control_sockets.iter().cloned().chain(in_folder).collect()
+    let mut found = policy.control_sockets.clone();
+    // The folder and its `panes` (the panes' endpoints).
+    let folders = policy.control_folder.iter().flat_map(|f| [f.clone(), f.join("panes")]);
+    for folder in folders {
+        found.extend(std::fs::read_dir(folder).into_iter().flatten().flatten().map(|e| e.path()));
+    }
+    found
 }
 
 /// Whether `path` is the same file as one of `others` (a second name, a hard link, included).

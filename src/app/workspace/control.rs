@@ -50,7 +50,9 @@ impl Workspace {
                 let activity = p.session.activity().ok_or_else(|| {
                     Refusal(ErrorCode::Failed, format!("pane {pane} runs no program"))
                 })?;
-                activity.notify(&text);
+                // A program's words, shown wherever paddock shows a reason: no control or
+                // reordering characters.
+                activity.notify(&crate::sandbox::visible(&text));
                 Ok(Reply::ok())
             }),
             Request::Restart { pane } => match self.restart(pane) {

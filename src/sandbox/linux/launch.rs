@@ -99,7 +99,7 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
                 std::io::stderr(),
                 "{PREFIX} the working folder {} is outside the lock: the command starts in an \
                  empty stand-in",
-                cwd.display()
+                crate::sandbox::visible(&cwd.display().to_string())
             );
         }
     }
@@ -196,8 +196,8 @@ fn exec(command: &[OsString], tmpdir: &Path) -> ! {
     // SAFETY: a NULL-terminated argv of NUL-terminated strings that outlive the call.
     unsafe { libc::execvp(argv[0], argv.as_ptr()) };
     let error = std::io::Error::last_os_error();
-    let _ =
-        writeln!(std::io::stderr(), "{PREFIX} cannot run {}: {error}", program.to_string_lossy());
+    let program = crate::sandbox::visible(&program.to_string_lossy());
+    let _ = writeln!(std::io::stderr(), "{PREFIX} cannot run {program}: {error}");
     // As shells do: 127 when the command is not there, 126 when it cannot be run.
     let code = if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
     std::process::exit(code)
