@@ -6,6 +6,12 @@ use std::os::unix::net::UnixStream;
 /// The uid of the process that connected.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub(super) fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
+    peer_cred(stream).map(|cred| cred.uid)
+}
+
+/// Who connected, as the kernel recorded it (SO_PEERCRED).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn peer_cred(stream: &UnixStream) -> std::io::Result<libc::ucred> {
     // SAFETY: an all-zero ucred is valid; getsockopt writes at most `len` bytes into it.
     let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
@@ -22,7 +28,7 @@ pub(super) fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
     if rc != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(cred.uid)
+    Ok(cred)
 }
 
 /// The uid of the process that connected.
@@ -83,23 +89,10 @@ pub(super) fn peer_outside_our_namespaces(stream: &UnixStream) -> Result<(), Str
 
 #[cfg(target_os = "linux")]
 fn peer_pid(stream: &UnixStream) -> Result<i32, String> {
-    // SAFETY: as in `peer_uid`.
-    let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: a valid socket fd, a pointer to a ucred and its length.
-    let rc = unsafe {
-        libc::getsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    if rc != 0 || cred.pid <= 0 {
-        return Err("cannot tell who is connecting".into());
+    match peer_cred(stream) {
+        Ok(cred) if cred.pid > 0 => Ok(cred.pid),
+        _ => Err("cannot tell who is connecting".into()),
     }
-    Ok(cred.pid)
 }
 
 /// Whether process `pid` shares this process's user and PID namespaces, read from files anyone

@@ -70,6 +70,31 @@ struct Pane {
     git_watch: Option<GitWatch>,
 }
 
+impl Pane {
+    /// A pane that runs nothing and shows what its session says.
+    fn notice(
+        session: PaneSession,
+        command: Vec<String>,
+        cwd: Option<PathBuf>,
+        size: TermSize,
+        thread: Option<ThreadSpec>,
+    ) -> Pane {
+        Pane {
+            session,
+            command,
+            cwd,
+            size,
+            thread,
+            lock: Enforcement::Unlocked { chosen: false },
+            env_passed: None,
+            inherited: None,
+            secrets: None,
+            endpoint: None,
+            git_watch: None,
+        }
+    }
+}
+
 /// What to start in a pane.
 struct Launch {
     command: Vec<String>,
@@ -295,19 +320,7 @@ impl Workspace {
         let (_, pane) = self.mux.new_tab(name, None);
         let size = self.pane_size(self.area());
         let session = PaneSession::notice(text, size, self.options.scrollback_lines);
-        let entry = Pane {
-            session,
-            command: Vec::new(),
-            cwd: None,
-            size,
-            thread: None,
-            lock: Enforcement::Unlocked { chosen: false },
-            env_passed: None,
-            inherited: None,
-            secrets: None,
-            endpoint: None,
-            git_watch: None,
-        };
+        let entry = Pane::notice(session, Vec::new(), None, size, None);
         self.panes.insert(pane, entry);
         pane
     }
@@ -404,19 +417,8 @@ impl Workspace {
     fn insert_notice(&mut self, pane: PaneId, spec: &ThreadSpec, why: &str, size: TermSize) {
         let text = not_started(&spec.name, why);
         let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
-        let entry = Pane {
-            session,
-            command: self.command_or_default(spec.command.clone()),
-            cwd: spec.cwd.clone(),
-            size,
-            thread: Some(spec.clone()),
-            lock: Enforcement::Unlocked { chosen: false },
-            env_passed: None,
-            inherited: None,
-            secrets: None,
-            endpoint: None,
-            git_watch: None,
-        };
+        let command = self.command_or_default(spec.command.clone());
+        let entry = Pane::notice(session, command, spec.cwd.clone(), size, Some(spec.clone()));
         self.panes.insert(pane, entry);
     }
 

@@ -350,19 +350,11 @@ fn open_path_at(folder: &OwnedFd, name: &CString) -> Result<OwnedFd, i32> {
 
 /// Send `fd` over the unix stream `over` (SCM_RIGHTS).
 fn send_fd(over: &OwnedFd, fd: &OwnedFd) -> std::io::Result<()> {
-    let mut byte = [0u8; 1];
-    let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
-    // SAFETY: CMSG_SPACE is a size computation.
-    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-    let mut control = vec![0u8; space];
-    // SAFETY: a msghdr over our buffers; CMSG_FIRSTHDR points into `control`, which has room
-    // for one descriptor.
+    let mut buffers = OneFd::new();
+    // SAFETY: a msghdr over `buffers`; CMSG_FIRSTHDR points into its control part, which has
+    // room for one descriptor.
     unsafe {
-        let mut message: libc::msghdr = std::mem::zeroed();
-        message.msg_iov = &mut iov;
-        message.msg_iovlen = 1;
-        message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = space as _;
+        let message = buffers.message();
         let header = libc::CMSG_FIRSTHDR(&message);
         (*header).cmsg_level = libc::SOL_SOCKET;
         (*header).cmsg_type = libc::SCM_RIGHTS;
@@ -377,18 +369,10 @@ fn send_fd(over: &OwnedFd, fd: &OwnedFd) -> std::io::Result<()> {
 
 /// Receive one descriptor sent by `send_fd` (`None`: the other end closed first).
 fn receive_fd(over: &OwnedFd) -> Option<OwnedFd> {
-    let mut byte = [0u8; 1];
-    let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
-    // SAFETY: CMSG_SPACE is a size computation.
-    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-    let mut control = vec![0u8; space];
-    // SAFETY: a msghdr over our buffers; the control message, if any, is read within them.
+    let mut buffers = OneFd::new();
+    // SAFETY: a msghdr over `buffers`; the control message, if any, is read within them.
     unsafe {
-        let mut message: libc::msghdr = std::mem::zeroed();
-        message.msg_iov = &mut iov;
-        message.msg_iovlen = 1;
-        message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = space as _;
+        let mut message = buffers.message();
         if libc::recvmsg(over.as_raw_fd(), &mut message, libc::MSG_CMSG_CLOEXEC) != 1 {
             return None;
         }
@@ -401,6 +385,34 @@ fn receive_fd(over: &OwnedFd) -> Option<OwnedFd> {
         }
         let fd = std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>());
         Some(OwnedFd::from_raw_fd(fd))
+    }
+}
+
+/// The buffers of a one-byte message carrying one descriptor.
+struct OneFd {
+    byte: [u8; 1],
+    iov: libc::iovec,
+    control: Vec<u8>,
+}
+
+impl OneFd {
+    fn new() -> OneFd {
+        // SAFETY: CMSG_SPACE is a size computation.
+        let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
+        let iov = libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 1 };
+        OneFd { byte: [0], iov, control: vec![0u8; space] }
+    }
+
+    /// A msghdr over these buffers (valid while they are neither moved nor dropped).
+    fn message(&mut self) -> libc::msghdr {
+        self.iov.iov_base = self.byte.as_mut_ptr().cast();
+        // SAFETY: msghdr is plain data; zeroed, then pointed at our buffers.
+        let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+        message.msg_iov = &mut self.iov;
+        message.msg_iovlen = 1;
+        message.msg_control = self.control.as_mut_ptr().cast();
+        message.msg_controllen = self.control.len() as _;
+        message
     }
 }
 
