@@ -50,7 +50,7 @@ impl GitWatch {
             for finding in &found {
                 text.push_str(&format!("\x1b[31m  {finding}\x1b[0m\r\n"));
             }
-            let mut term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            let mut term = session.term();
             term.advance(text.as_bytes());
             drop(term);
             let log = state.map(AuditLog::new);

@@ -32,7 +32,4 @@ pub enum PtyError {
     /// unlocked instead).
     #[error("its folder lock cannot be enforced ({0}); it never runs unlocked")]
     LockRefused(String),
-    /// The vault could not give the thread its secrets: it does not start without them.
-    #[error("{0}; it does not start without its secrets")]
-    SecretsRefused(String),
 }

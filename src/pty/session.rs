@@ -401,6 +401,12 @@ impl PaneSession {
         &self.term
     }
 
+    /// The pane's terminal model, locked for reading or changing it (a panic elsewhere while
+    /// holding it leaves a model still consistent between chunks: it is used on).
+    pub fn term(&self) -> MutexGuard<'_, Terminal> {
+        lock(&self.term)
+    }
+
     /// The screen as `paddock replay` prints it.
     pub fn screen_text(&self) -> String {
         lock(&self.term).screen_text()

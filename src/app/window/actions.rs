@@ -168,7 +168,7 @@ impl WindowApp {
         let Some(session) = self.instance.workspace().session(pane) else {
             return;
         };
-        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let term = session.term();
         let page = term.size().lines.saturating_sub(1).max(1) as i64;
         let view = self.views.entry(pane).or_default();
         match action {
@@ -200,7 +200,7 @@ impl WindowApp {
             return;
         };
         let bracketed = {
-            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            let term = session.term();
             term.modes().flags.contains(Modes::BRACKETED_PASTE)
         };
         let _ = session.send(encode_paste(&text, bracketed));
@@ -278,7 +278,7 @@ impl WindowApp {
         let Some(session) = self.instance.workspace().session(pane) else {
             return;
         };
-        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let term = session.term();
         let Some(view) = self.views.get_mut(&pane) else {
             return;
         };

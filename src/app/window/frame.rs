@@ -129,7 +129,7 @@ impl FrameBuilder {
                 glowing.push((pane.0, target, [x, strip_y, size[0], size[1]]));
             }
             let origin = [x, strip_y + header as f32 * cell.height];
-            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            let term = session.term();
             if header > 0 {
                 let strip =
                     title_strip(workspace, *pane, pulse.as_ref(), &term, view, rect.cols, cx);
@@ -246,9 +246,8 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
         .tabs()
         .iter()
         .map(|tab| {
-            let title = workspace
-                .session(tab.focus())
-                .and_then(|s| s.terminal().lock().ok().and_then(|t| t.title().map(str::to_owned)));
+            let title =
+                workspace.session(tab.focus()).and_then(|s| s.term().title().map(str::to_owned));
             let name = match (&tab.thread, title) {
                 (Some(thread), _) => thread.clone(),
                 (None, Some(title)) if !title.is_empty() => title,

@@ -186,7 +186,7 @@ impl WindowApp {
         let mut events = Vec::new();
         for (_, pane) in workspace.mux().all_panes() {
             if let Some(session) = workspace.session(pane) {
-                let mut term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+                let mut term = session.term();
                 events.extend(term.take_events().into_iter().map(|e| (pane, e)));
             }
         }
@@ -279,7 +279,7 @@ impl WindowApp {
             return;
         };
         let (modes, scrolled) = {
-            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            let term = session.term();
             let modes = InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) };
             (modes, self.views.get(&pane).is_some_and(|v| v.scrolled_back(&term) > 0))
         };
@@ -336,7 +336,7 @@ impl WindowApp {
             return;
         };
         let wants = {
-            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            let term = session.term();
             term.modes().flags.contains(Modes::FOCUS_EVENTS)
         };
         if wants {

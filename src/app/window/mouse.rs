@@ -111,7 +111,7 @@ impl WindowApp {
             return None;
         }
         let session = self.instance.workspace().session(pane)?;
-        let modes = session.terminal().lock().unwrap_or_else(|e| e.into_inner()).modes();
+        let modes = session.term().modes();
         (modes.mouse != MouseTracking::Off).then_some(modes)
     }
 
@@ -218,7 +218,7 @@ impl WindowApp {
         let Some(session) = self.instance.workspace().session(pane) else {
             return;
         };
-        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let term = session.term();
         let view = self.views.entry(pane).or_default();
         let point = view.point_at(&term, row, col);
         let now = Instant::now();
@@ -264,7 +264,7 @@ impl WindowApp {
         let Some(session) = self.instance.workspace().session(pane) else {
             return;
         };
-        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let term = session.term();
         let lines = term.size().lines as isize;
         let view = self.views.entry(pane).or_default();
         if row < 0 {
@@ -292,7 +292,7 @@ impl WindowApp {
             return;
         };
         let text = {
-            let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+            let term = session.term();
             selection.text(&term)
         };
         if text.is_empty() {
@@ -350,7 +350,7 @@ impl WindowApp {
         let Some(session) = self.instance.workspace().session(pane) else {
             return;
         };
-        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let term = session.term();
         let flags = term.modes().flags;
         if term.is_alt_screen() && flags.contains(Modes::ALTERNATE_SCROLL) {
             // A full-screen program without mouse tracking (less, man): the wheel is arrows.

@@ -85,7 +85,7 @@ impl Workspace {
 
     fn capture(&mut self, pane: u32, scrollback: bool) -> Result<Reply, Refusal> {
         let pane = self.pane_mut(pane)?;
-        let term = pane.session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let term = pane.session.term();
         let mut text = if scrollback { term.scrollback_text() } else { String::new() };
         text.push_str(&term.screen_text());
         Ok(Reply { text: Some(text), ..Reply::ok() })
@@ -139,7 +139,7 @@ impl Workspace {
                 PaneStatus::NoProgram => (PaneState::NoProgram, None),
             };
             let title = {
-                let term = pane.session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+                let term = pane.session.term();
                 term.title().map(str::to_owned)
             };
             panes.push(PaneInfo {
@@ -180,6 +180,6 @@ impl Workspace {
 }
 
 fn input_modes(session: &PaneSession) -> InputModes {
-    let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+    let term = session.term();
     InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
 }

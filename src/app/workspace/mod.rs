@@ -714,7 +714,7 @@ fn start_dir(spec: &ThreadSpec) -> Option<PathBuf> {
 /// one the kernel knows for its process; only if it is a directory that exists.
 fn current_dir(session: &PaneSession) -> Option<PathBuf> {
     let reported = {
-        let term = session.terminal().lock().unwrap_or_else(|e| e.into_inner());
+        let term = session.term();
         term.working_directory().map(PathBuf::from)
     };
     let kernel = || {
