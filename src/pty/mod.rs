@@ -6,8 +6,8 @@
 //! only that thread, never the caller or another pane. Closing a pane hangs up its whole
 //! process group and kills it after a short grace period.
 
-mod masked;
 mod process;
+mod reader;
 mod session;
 
 pub use session::{Locked, MaskCounts, PaneLock, PaneSession, PaneStatus, SpawnSpec};

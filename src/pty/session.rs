@@ -1,7 +1,7 @@
 //! One pane's PTY child, its reader and writer threads, and its end.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -11,6 +11,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError};
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 
 use super::process::{peek_exit, session_has_others, signal_session, Signal};
+use super::reader::{self, Output, Replies};
 use super::PtyError;
 use crate::pulse::Activity;
 use crate::sandbox::{Enforcement, Isolation, Policy, Unlocked};
@@ -19,7 +20,6 @@ use crate::vault::mask::Masker;
 use crate::vault::SecretBytes;
 
 /// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
-const CHUNK: usize = 64 * 1024;
 /// Writes, and bytes, queued for a pane whose program is not reading; past either, `send`
 /// says so.
 const INPUT_QUEUE: usize = 1024;
@@ -211,9 +211,9 @@ impl Process {
                     Output { term: &term, replies: &replies, wake: &*wake, activity: &activity };
                 match (masker, counts) {
                     (Some(masker), Some(counts)) => {
-                        super::masked::read_masked(reader, pane, masker, &counts, &output);
+                        reader::read_masked(reader, pane, masker, &counts, &output);
                     }
-                    _ => read_output(reader, &output),
+                    _ => reader::read_output(reader, &output),
                 }
                 drop(done);
             })
@@ -501,41 +501,6 @@ fn pty_size(size: TermSize) -> PtySize {
     PtySize { rows: clamp(size.lines), cols: clamp(size.cols), pixel_width: 0, pixel_height: 0 }
 }
 
-/// The way back to the program for the model's replies: the pane's input queue, counted.
-pub(super) struct Replies {
-    queue: Sender<Vec<u8>>,
-    queued_bytes: Arc<AtomicUsize>,
-}
-
-/// Where a pane's output goes: its model, which may answer the program, and whoever draws it.
-pub(super) struct Output<'a> {
-    pub term: &'a Mutex<Terminal>,
-    pub replies: &'a Replies,
-    pub wake: &'a (dyn Fn() + Send + Sync),
-    pub activity: &'a Activity,
-}
-
-impl Output<'_> {
-    /// Parse `bytes` into the model, send its answers back, and wake the drawer.
-    pub fn deliver(&self, bytes: &[u8]) {
-        let answer = {
-            let mut term = lock(self.term);
-            term.advance(bytes);
-            self.activity.output(bytes.len(), term.signals());
-            term.take_replies()
-        };
-        if !answer.is_empty() {
-            // A program that asks and does not read its answers loses them, not the pane.
-            let len = answer.len();
-            self.replies.queued_bytes.fetch_add(len, Ordering::SeqCst);
-            if self.replies.queue.try_send(answer).is_err() {
-                self.replies.queued_bytes.fetch_sub(len, Ordering::SeqCst);
-            }
-        }
-        (self.wake)();
-    }
-}
-
 /// A secret's value as an environment value (bytes as they are on Unix).
 fn secret_text(value: &[u8]) -> std::ffi::OsString {
     #[cfg(unix)]
@@ -546,27 +511,6 @@ fn secret_text(value: &[u8]) -> std::ffi::OsString {
     {
         String::from_utf8_lossy(value).into_owned().into()
     }
-}
-
-/// The next chunk of the program's output: how many bytes, `None` once it has ended.
-pub(super) fn read_chunk(reader: &mut dyn Read, buf: &mut [u8]) -> Option<usize> {
-    loop {
-        match reader.read(buf) {
-            Ok(0) => return None,
-            Ok(n) => return Some(n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return None,
-        }
-    }
-}
-
-fn read_output(mut reader: Box<dyn Read + Send>, output: &Output<'_>) {
-    let mut buf = vec![0u8; CHUNK];
-    while let Some(n) = read_chunk(&mut *reader, &mut buf) {
-        output.deliver(&buf[..n]);
-    }
-    output.activity.ended();
-    (output.wake)();
 }
 
 fn write_input(
