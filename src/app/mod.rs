@@ -1,6 +1,7 @@
-//! Where the subsystems meet: the multiplexer model, the panes' PTY sessions and the control
-//! socket. [`Workspace`] carries out control requests on the panes; [`headless`] runs it
-//! without a window until it is stopped. The window (a later part) drives the same workspace.
+//! Where the subsystems meet: the multiplexer model, the panes' PTY sessions, their locks,
+//! secrets and pulse, and the control socket. [`Workspace`] carries out control requests on
+//! the panes; [`headless`] runs it without a window until it is stopped; [`window`] (Unix)
+//! drives the same workspace from a winit window drawn with wgpu.
 
 mod git_watch;
 mod pane_endpoint;
