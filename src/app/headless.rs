@@ -83,7 +83,7 @@ impl Instance {
             area: options.size,
             scrollback_lines: options.config.scrollback_lines,
             default_command: vec![user_shell()],
-            guarded: crate::sandbox::guarded_paths(options.config_path.as_deref(), &launcher),
+            guarded: super::lock::guarded_paths(options.config_path.as_deref(), &launcher),
             launcher,
             socket,
             pulse_rate: options.config.pulse_rate,

@@ -1,9 +1,11 @@
 //! Where the subsystems meet: the multiplexer model, the panes' PTY sessions, their locks,
 //! secrets and pulse, and the control socket. [`Workspace`] carries out control requests on
 //! the panes; [`headless`] runs it without a window until it is stopped; [`window`] (Unix)
-//! drives the same workspace from a winit window drawn with wgpu.
+//! drives the same workspace from a winit window drawn with wgpu. [`lock`] turns a thread's
+//! configured lock into what the kernel is asked to enforce.
 
 mod git_watch;
+pub mod lock;
 mod pane_endpoint;
 mod pulse;
 mod secrets;

@@ -27,6 +27,7 @@ pub use validate::{FONT_SIZES, MAX_PADDING, MAX_SCROLLBACK, PULSE_RATES};
 
 use crate::input::KeyBindings;
 use crate::term::Rgb;
+pub use crate::vault::SecretRef;
 
 /// A validated configuration. `Config::default()` is what paddock uses without a file.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +55,10 @@ pub struct FontConfig {
     /// In points (logical pixels at scale 1).
     pub size: f32,
 }
+
+/// The font paddock draws with when the configuration names none: the one it bundles
+/// (assets/fonts), so that it looks the same on every machine.
+pub const DEFAULT_FONT_FAMILY: &str = "JetBrains Mono";
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThemeColors {
@@ -140,17 +145,6 @@ pub enum Network {
     On,
 }
 
-/// A secret from the vault, by name, handed to the thread as an environment variable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SecretRef {
-    /// Its name in the vault.
-    pub name: String,
-    /// The environment variable that carries it.
-    pub env: String,
-    /// The only program it may be handed to.
-    pub pin: Option<String>,
-}
-
 /// When a thread counts as busy or quiet (read by the pulse).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PulseSettings {
@@ -166,7 +160,7 @@ pub struct PulseSettings {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            font: FontConfig { family: crate::render::FONT_FAMILY.to_owned(), size: 15.0 },
+            font: FontConfig { family: DEFAULT_FONT_FAMILY.to_owned(), size: 15.0 },
             theme: ThemeColors::default(),
             scrollback_lines: 10_000,
             padding: 0,
@@ -180,14 +174,15 @@ impl Default for Config {
 }
 
 impl Default for ThemeColors {
+    /// paddock's own colors: light grey on a near-black blue, an amber cursor, and xterm's 16
+    /// ANSI colors. The window builds its theme from these.
     fn default() -> ThemeColors {
-        let theme = crate::render::scene::Theme::default();
         ThemeColors {
-            foreground: theme.foreground,
-            background: theme.background,
-            cursor: theme.cursor,
-            selection: theme.selection,
-            palette: theme.palette,
+            foreground: Rgb { r: 0xd8, g: 0xd8, b: 0xd8 },
+            background: Rgb { r: 0x18, g: 0x18, b: 0x1c },
+            cursor: Rgb { r: 0xf0, g: 0xc0, b: 0x40 },
+            selection: Rgb { r: 0x3a, g: 0x4e, b: 0x7a },
+            palette: std::array::from_fn(|i| crate::term::default_palette(i as u8)),
         }
     }
 }

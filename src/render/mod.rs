@@ -12,7 +12,8 @@ pub mod text;
 
 use thiserror::Error;
 
-/// The family name of the bundled font (assets/fonts), the default primary font.
+/// The family name of the bundled font (assets/fonts): the monospace family text falls back
+/// to, and the configuration's default (a test keeps the two the same).
 pub const FONT_FAMILY: &str = "JetBrains Mono";
 
 #[derive(Debug, Error)]
@@ -28,4 +29,13 @@ pub enum RenderError {
     Readback(String),
     #[error("cannot draw text: {0}")]
     Text(String),
+}
+
+#[cfg(test)]
+mod tests {
+    /// A configuration that names no font draws with the bundled one, not a system lookup.
+    #[test]
+    fn the_default_font_is_the_bundled_one() {
+        assert_eq!(crate::config::Config::default().font.family, super::FONT_FAMILY);
+    }
 }

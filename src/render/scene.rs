@@ -63,18 +63,21 @@ pub struct Theme {
 }
 
 impl Default for Theme {
+    /// The configuration's default colors, with the chrome's own (dividers, search matches,
+    /// title strips) around them.
     fn default() -> Theme {
+        let colors = crate::config::ThemeColors::default();
         Theme {
-            foreground: Rgb { r: 0xd8, g: 0xd8, b: 0xd8 },
-            background: Rgb { r: 0x18, g: 0x18, b: 0x1c },
-            cursor: Rgb { r: 0xf0, g: 0xc0, b: 0x40 },
+            foreground: colors.foreground,
+            background: colors.background,
+            cursor: colors.cursor,
             divider: Rgb { r: 0x50, g: 0x50, b: 0x58 },
-            selection: Rgb { r: 0x3a, g: 0x4e, b: 0x7a },
+            selection: colors.selection,
             search_match: Rgb { r: 0x6a, g: 0x55, b: 0x1c },
             current_match: Rgb { r: 0xb0, g: 0x6a, b: 0x10 },
             strip: Rgb { r: 0x24, g: 0x24, b: 0x2a },
             focused_strip: Rgb { r: 0x30, g: 0x34, b: 0x44 },
-            palette: std::array::from_fn(|i| default_palette(i as u8)),
+            palette: colors.palette,
         }
     }
 }

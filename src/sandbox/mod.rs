@@ -88,31 +88,6 @@ impl Isolation for Unlocked {
     }
 }
 
-/// paddock's own configuration and state folders: protected wherever they fall inside a lock,
-/// so a locked agent cannot rewrite its own lock.
-pub fn guarded_folders() -> Vec<std::path::PathBuf> {
-    let config = crate::config::default_path().and_then(|p| p.parent().map(|d| d.to_owned()));
-    // The vault's own definition: one state folder on every OS (macOS has no state_dir).
-    let state = crate::vault::state_folder();
-    config.into_iter().chain(state).collect()
-}
-
-/// Everything of paddock's that every lock guards: `guarded_folders`, the default configuration
-/// file and the one in use (a `--config` may lie anywhere, even in a lock folder; either may be a
-/// link into one, as dotfile managers make them; a rewritten one would loosen the lock at the
-/// next start) and the paddock executable (every lock's launcher).
-pub fn guarded_paths(
-    config_file: Option<&std::path::Path>,
-    exe: &std::path::Path,
-) -> Vec<std::path::PathBuf> {
-    let mut guarded = guarded_folders();
-    // A missing default file needs nothing more: its folder, guarded above, cannot gain it.
-    guarded.extend(crate::config::default_path().filter(|file| file.symlink_metadata().is_ok()));
-    guarded.extend(config_file.map(|file| std::path::absolute(file).unwrap_or(file.to_owned())));
-    guarded.push(exe.to_owned());
-    guarded
-}
-
 /// `text` with every control character, and every character that reorders text on screen
 /// (bidirectional controls), shown as an escape (`\u{1b}`, `\u{202e}`): what a lock wrote (a
 /// folder's name, a planted setting) cannot move the cursor, erase a report or set a title
@@ -130,22 +105,6 @@ pub fn visible(text: &str) -> String {
     out
 }
 
-/// The control sockets a lock must not show (`Policy::control_sockets`): `socket`, unless it
-/// lies in the socket folder every lock's view already hides; a `--listen` path elsewhere does
-/// not (a lock that would show it is refused).
-pub fn exposed_control_sockets(socket: &std::path::Path) -> Vec<std::path::PathBuf> {
-    #[cfg(unix)]
-    let hidden = socket.starts_with(crate::ctl::socket_dir());
-    // No control socket elsewhere yet, and no view that hides one.
-    #[cfg(not(unix))]
-    let hidden = false;
-    if hidden {
-        Vec::new()
-    } else {
-        vec![socket.to_owned()]
-    }
-}
-
 /// This platform's isolation; `exe` is the paddock binary (the Linux launcher).
 pub fn host(exe: std::path::PathBuf) -> Box<dyn Isolation + Send + Sync> {
     #[cfg(target_os = "linux")]
@@ -161,16 +120,5 @@ pub fn host(exe: std::path::PathBuf) -> Box<dyn Isolation + Send + Sync> {
     {
         let _ = exe;
         Box::new(Unsupported)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// One state folder: the one the vault keeps its approvals and audit log in is the one every
-    /// lock guards, on every OS.
-    #[test]
-    fn the_vaults_state_folder_is_the_one_locks_guard() {
-        let state = crate::vault::state_folder().expect("a state folder (HOME is set)");
-        assert!(super::guarded_folders().contains(&state), "{state:?}");
     }
 }

@@ -6,8 +6,6 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{LockPolicy, Network};
-
 /// Everything the kernel is asked to enforce for one locked command.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
@@ -47,28 +45,15 @@ pub struct Policy {
 pub const PROTECTED_IN_EACH_FOLDER: &[&str] = &[".git/hooks", ".git/config"];
 
 impl Policy {
-    /// The lock a thread's configuration asks for, with the protections every lock adds: git's
-    /// hooks and config in each writable folder, and `guarded` (paddock's own configuration,
-    /// state and executable) wherever they fall inside one (decided when resolved).
-    pub fn from_lock(lock: &LockPolicy, guarded: &[PathBuf]) -> Policy {
-        let mut protect = lock.protect.clone();
-        for folder in &lock.write {
-            protect.extend(PROTECTED_IN_EACH_FOLDER.iter().map(|p| folder.join(p)));
+    /// This policy with the protections every lock adds: git's hooks and config in each
+    /// writable folder (`PROTECTED_IN_EACH_FOLDER`), in order and without repeats.
+    pub fn protecting_git(mut self) -> Policy {
+        for folder in &self.write {
+            self.protect.extend(PROTECTED_IN_EACH_FOLDER.iter().map(|p| folder.join(p)));
         }
-        protect.sort();
-        protect.dedup();
-        Policy {
-            write: lock.write.clone(),
-            read: lock.read.clone(),
-            protect,
-            network: lock.network == Network::On,
-            unix_sockets: lock.sockets.clone(),
-            allow_broad_write: lock.allow_broad_write,
-            guarded: guarded.to_vec(),
-            control_sockets: Vec::new(),
-            control_folder: None,
-            own_endpoint: None,
-        }
+        self.protect.sort();
+        self.protect.dedup();
+        self
     }
 }
 
@@ -126,24 +111,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_lock_gets_git_and_paddock_protections_inside_its_writable_folders() {
-        let lock = LockPolicy {
+    fn a_lock_gets_git_protections_inside_its_writable_folders() {
+        let policy = Policy {
             write: vec!["/home/u/app".into()],
             read: vec!["/usr".into()],
-            protect: vec!["/home/u/app/.env".into()],
-            network: Network::Off,
-            sockets: vec![],
-            allow_broad_write: false,
-        };
-        let guarded = ["/home/u/app/.paddock".into(), "/home/u/.config/paddock".into()];
-        let policy = Policy::from_lock(&lock, &guarded);
+            protect: vec!["/home/u/app/.env".into(), "/home/u/app/.git/hooks".into()],
+            ..Policy::default()
+        }
+        .protecting_git();
         let protect: Vec<&str> = policy.protect.iter().filter_map(|p| p.to_str()).collect();
         assert_eq!(
             protect,
             ["/home/u/app/.env", "/home/u/app/.git/config", "/home/u/app/.git/hooks"]
         );
-        assert_eq!(policy.guarded, guarded, "kept for resolving, where links are followed");
-        assert!(!policy.network && !policy.allow_broad_write);
+        assert_eq!(policy.read, [PathBuf::from("/usr")], "nothing else changes");
     }
 
     #[test]

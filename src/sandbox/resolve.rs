@@ -15,6 +15,9 @@ pub struct Resolved {
     pub protect: Vec<PathBuf>,
     pub unix_sockets: Vec<PathBuf>,
     pub network: bool,
+    /// The folder of paddock's control sockets (`Policy::control_folder`), kept out of the
+    /// view whatever shows it.
+    pub control_folder: Option<PathBuf>,
 }
 
 /// Why a protected path cannot be kept as it is (the lock is then refused: a protection that
@@ -230,7 +233,8 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Resolved { write, read, protect, unix_sockets, network: policy.network })
+    let control_folder = policy.control_folder.clone();
+    Ok(Resolved { write, read, protect, unix_sockets, network: policy.network, control_folder })
 }
 
 /// What protects one of paddock's own paths: its canonical form when a writable folder holds

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::{Net, SandboxVerb};
+use paddock::app::lock::{control_folder, exposed_control_sockets, guarded_paths, policy_for};
 use paddock::config::{LockPolicy, Network};
 use paddock::sandbox::{self, git_planted, Enforcement, Policy};
 
@@ -55,16 +56,12 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
                 allow_broad_write: false,
             };
             // Run from a pane: that instance's control socket must stay out of reach too.
-            #[cfg(unix)]
-            let control_folder = Some(paddock::ctl::socket_dir());
-            #[cfg(not(unix))]
-            let control_folder = None;
             let policy = Policy {
-                control_folder,
+                control_folder: control_folder(),
                 control_sockets: std::env::var_os("PADDOCK_SOCKET")
-                    .map(|socket| sandbox::exposed_control_sockets(Path::new(&socket)))
+                    .map(|socket| exposed_control_sockets(Path::new(&socket)))
                     .unwrap_or_default(),
-                ..Policy::from_lock(&lock, &sandbox::guarded_paths(config, &exe))
+                ..policy_for(&lock, &guarded_paths(config, &exe))
             };
             let launch = isolation.wrap(&policy, &command);
             let Some(argv) = launch.argv else {

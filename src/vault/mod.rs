@@ -38,6 +38,17 @@ pub enum VaultError {
     NoStateFolder,
 }
 
+/// A secret from the vault, by name, handed to the thread as an environment variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecretRef {
+    /// Its name in the vault.
+    pub name: String,
+    /// The environment variable that carries it.
+    pub env: String,
+    /// The only program it may be handed to.
+    pub pin: Option<String>,
+}
+
 /// paddock's state folder: its approvals, the names its vault knows, the audit log.
 pub fn state_folder() -> Option<PathBuf> {
     dirs::state_dir().or_else(dirs::data_local_dir).map(|d| d.join("paddock"))

@@ -9,8 +9,7 @@ use thiserror::Error;
 
 use super::audit::{utc_now, AuditLog, Event, Record};
 use super::pin::{self, Approvals, Verdict};
-use super::{SecretBytes, Vault, VaultError};
-use crate::config::SecretRef;
+use super::{SecretBytes, SecretRef, Vault, VaultError};
 
 /// The pane asking.
 pub struct Request<'a> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use paddock::config::{LockPolicy, Network};
 use paddock::pty::{Locked, PaneLock, PaneSession, PaneStatus, PtyError, SpawnSpec};
-use paddock::sandbox::{Enforcement, Policy};
+use paddock::sandbox::Enforcement;
 use paddock::term::TermSize;
 
 fn spec_for(argv: &[&str]) -> SpawnSpec {
@@ -36,7 +36,7 @@ fn lock_on(folder: std::path::PathBuf) -> Locked {
         allow_broad_write: false,
     };
     Locked {
-        policy: Policy::from_lock(&lock, &[]),
+        policy: paddock::app::lock::policy_for(&lock, &[]),
         launcher: env!("CARGO_BIN_EXE_paddock").into(),
         inherited_env: paddock::sandbox::env::build(std::env::vars_os(), &[]).vars,
     }

@@ -592,15 +592,12 @@ impl Workspace {
         endpoint: Option<&std::path::Path>,
     ) -> Policy {
         let mut policy = Policy {
-            control_sockets: crate::sandbox::exposed_control_sockets(&self.options.socket),
-            ..Policy::from_lock(lock, &self.options.guarded)
+            control_sockets: super::lock::exposed_control_sockets(&self.options.socket),
+            control_folder: super::lock::control_folder(),
+            ..super::lock::policy_for(lock, &self.options.guarded)
         };
         policy.unix_sockets.extend(endpoint.map(std::path::Path::to_owned));
         policy.own_endpoint = endpoint.map(std::path::Path::to_owned);
-        #[cfg(unix)]
-        {
-            policy.control_folder = Some(crate::ctl::socket_dir());
-        }
         policy
     }
 

@@ -50,7 +50,7 @@ pub fn build(
     tty: Option<&Path>,
     exe: Option<&Path>,
 ) -> Result<PathBuf, String> {
-    // Where paddock's control socket and the session's runtime folder are, asked before the
+    // Where paddock's control sockets and the session's runtime folder are, asked before the
     // stage hides the host's /tmp.
     // SAFETY: getuid(2).
     let uid = unsafe { libc::getuid() };
@@ -58,14 +58,12 @@ pub fn build(
     // folder (Wayland, D-Bus, the keyring, the ssh agent) wherever $XDG_RUNTIME_DIR puts it.
     let runtime =
         std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute());
-    let hidden: Vec<PathBuf> = [
-        crate::ctl::socket_dir(),
-        PathBuf::from(format!("/run/user/{uid}")),
-        PathBuf::from("/tmp/.X11-unix"),
-    ]
-    .into_iter()
-    .chain(runtime)
-    .collect();
+    let hidden: Vec<PathBuf> =
+        [PathBuf::from(format!("/run/user/{uid}")), PathBuf::from("/tmp/.X11-unix")]
+            .into_iter()
+            .chain(runtime)
+            .chain(resolved.control_folder.clone())
+            .collect();
     mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
     // Every source is opened first: the stage is mounted over some of them.
     let mut sources: Vec<(PathBuf, File, Role)> = Vec::new();

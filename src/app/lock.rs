@@ -1,0 +1,99 @@
+//! A thread's lock as the kernel is asked to enforce it: the configuration's `lock`, with what
+//! every lock adds (git's files in each writable folder, paddock's own files guarded, its
+//! control sockets kept out). The sandbox knows neither the configuration nor where paddock
+//! keeps its files; this is where the two meet.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{LockPolicy, Network};
+use crate::sandbox::Policy;
+
+/// The policy for `lock`, with git's files protected in each writable folder and `guarded`
+/// (paddock's own files, see `guarded_paths`) wherever they fall inside one.
+pub fn policy_for(lock: &LockPolicy, guarded: &[PathBuf]) -> Policy {
+    Policy {
+        write: lock.write.clone(),
+        read: lock.read.clone(),
+        protect: lock.protect.clone(),
+        network: lock.network == Network::On,
+        unix_sockets: lock.sockets.clone(),
+        allow_broad_write: lock.allow_broad_write,
+        guarded: guarded.to_vec(),
+        ..Policy::default()
+    }
+    .protecting_git()
+}
+
+/// paddock's own configuration and state folders: protected wherever they fall inside a lock,
+/// so a locked agent cannot rewrite its own lock, approvals or audit log. The state folder is
+/// the vault's (`vault::state_folder`), the one definition on every OS.
+pub fn guarded_folders() -> Vec<PathBuf> {
+    let config = crate::config::default_path().and_then(|p| p.parent().map(Path::to_owned));
+    config.into_iter().chain(crate::vault::state_folder()).collect()
+}
+
+/// Everything of paddock's that every lock guards: `guarded_folders`, the default configuration
+/// file and the one in use (a `--config` may lie anywhere, even in a lock folder; either may be a
+/// link into one, as dotfile managers make them; a rewritten one would loosen the lock at the
+/// next start) and the paddock executable (every lock's launcher).
+pub fn guarded_paths(config_file: Option<&Path>, exe: &Path) -> Vec<PathBuf> {
+    let mut guarded = guarded_folders();
+    // A missing default file needs nothing more: its folder, guarded above, cannot gain it.
+    guarded.extend(crate::config::default_path().filter(|file| file.symlink_metadata().is_ok()));
+    guarded.extend(config_file.map(|file| std::path::absolute(file).unwrap_or(file.to_owned())));
+    guarded.push(exe.to_owned());
+    guarded
+}
+
+/// The control sockets a lock must not show (`Policy::control_sockets`): `socket`, unless it
+/// lies in the socket folder every lock's view already hides; a `--listen` path elsewhere does
+/// not (a lock that would show it is refused).
+pub fn exposed_control_sockets(socket: &Path) -> Vec<PathBuf> {
+    match control_folder() {
+        Some(folder) if socket.starts_with(&folder) => Vec::new(),
+        _ => vec![socket.to_owned()],
+    }
+}
+
+/// The folder every instance's control socket is made in, which every lock hides and none may
+/// let a socket through from (`Policy::control_folder`). None where there is no control socket.
+pub fn control_folder() -> Option<PathBuf> {
+    #[cfg(unix)]
+    return Some(crate::ctl::socket_dir());
+    #[cfg(not(unix))]
+    return None;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One state folder: the one the vault keeps its approvals and audit log in is the one every
+    /// lock guards, on every OS.
+    #[test]
+    fn the_vaults_state_folder_is_the_one_locks_guard() {
+        let state = crate::vault::state_folder().expect("a state folder (HOME is set)");
+        assert!(guarded_folders().contains(&state), "{state:?}");
+    }
+
+    #[test]
+    fn a_lock_gets_git_and_paddock_protections_inside_its_writable_folders() {
+        let lock = LockPolicy {
+            write: vec!["/home/u/app".into()],
+            read: vec!["/usr".into()],
+            protect: vec!["/home/u/app/.env".into()],
+            network: Network::Off,
+            sockets: vec![],
+            allow_broad_write: false,
+        };
+        let guarded = ["/home/u/app/.paddock".into(), "/home/u/.config/paddock".into()];
+        let policy = policy_for(&lock, &guarded);
+        let protect: Vec<&str> = policy.protect.iter().filter_map(|p| p.to_str()).collect();
+        assert_eq!(
+            protect,
+            ["/home/u/app/.env", "/home/u/app/.git/config", "/home/u/app/.git/hooks"]
+        );
+        assert_eq!(policy.guarded, guarded, "kept for resolving, where links are followed");
+        assert!(!policy.network && !policy.allow_broad_write);
+    }
+}
