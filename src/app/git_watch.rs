@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use crate::config::LockPolicy;
+use crate::mux::PaneId;
 use crate::pty::{PaneSession, PaneStatus};
 use crate::sandbox::git_planted::{planted, snapshot, snapshot_again, GitSnapshot};
 use crate::vault::audit::{utc_now, AuditLog, Event, Record};
@@ -34,7 +35,7 @@ impl GitWatch {
     pub fn check(
         &mut self,
         session: &mut PaneSession,
-        pane: u32,
+        pane: PaneId,
         who: &Who,
         state: Option<&std::path::Path>,
     ) {
@@ -60,7 +61,7 @@ impl GitWatch {
                     event: Event::GitPlanted,
                     secret: String::new(),
                     thread: who.thread.clone(),
-                    pane,
+                    pane: pane.0,
                     program: who.program.clone(),
                     reason: Some(finding.clone()),
                     masked: None,

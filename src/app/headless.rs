@@ -16,7 +16,7 @@ use super::signals::{Signal, SignalListener};
 use super::workspace::{Outcome, Workspace, WorkspaceOptions};
 use crate::config::watch::{watch, ConfigWatcher};
 use crate::config::{Config, ThreadSpec};
-use crate::ctl::protocol::{Reply, Request};
+use crate::ctl::protocol::Reply;
 use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer, Scope};
 use crate::mux::PaneId;
 use crate::pty::{PaneSession, PaneStatus};
@@ -191,31 +191,33 @@ impl Instance {
         code
     }
 
-    /// Carry out a request made from the window (a key binding); errors go to stderr, as
-    /// there is nobody to reply to. `Some(code)` when the instance should stop.
-    pub fn perform(&mut self, request: Request) -> Option<u8> {
-        match self.workspace.handle(request) {
-            Outcome::Reply(reply) => {
-                if let Some(error) = reply.error {
-                    eprintln!("paddock: {}", error.message);
-                }
-            }
-            Outcome::Close(pane, session) => {
-                if self.exit_with_child && self.first == Some(pane) {
-                    return Some(process_exit_code(session.close()));
-                }
-                self.closing.push(std::thread::spawn(move || {
-                    session.close();
-                }));
-            }
-            Outcome::Retire(old, _) => {
-                self.closing.push(std::thread::spawn(move || {
-                    old.close();
-                }));
-            }
-            Outcome::Stop => return Some(0),
+    /// Close `pane` (the window's key binding): its grace period runs off this thread, but the
+    /// instance's first pane under `--exit-with-child` ends the instance with its program's
+    /// exit code, returned here.
+    pub fn close_pane(&mut self, pane: PaneId) -> Option<u8> {
+        let session = self.workspace.take(pane)?;
+        if self.exit_with_child && self.first == Some(pane) {
+            return Some(process_exit_code(session.close()));
         }
+        self.retire(session);
         None
+    }
+
+    /// Start `pane`'s thread again from its current definition (the window's key binding);
+    /// why not goes to stderr, as there is nobody to reply to.
+    pub fn restart_pane(&mut self, pane: PaneId) {
+        match self.workspace.restart(pane) {
+            Ok(old) => self.retire(old),
+            Err(why) => eprintln!("paddock: cannot restart pane {}: {why}", pane.0),
+        }
+    }
+
+    /// Close `session` off this thread; `shut_down` waits for it.
+    fn retire(&mut self, session: PaneSession) {
+        self.closing.retain(|handle| !handle.is_finished());
+        self.closing.push(std::thread::spawn(move || {
+            session.close();
+        }));
     }
 
     /// With `--exit-with-child`, the first program's exit code once it has ended.
@@ -276,7 +278,7 @@ fn answer(
     // A locked pane's endpoint may ask only about its own pane (see `pane_endpoint`).
     let own = match call.scope {
         Scope::Instance => None,
-        Scope::Pane(own) => Some(own),
+        Scope::Pane(own) => Some(PaneId(own)),
     };
     if let Some(refusal) = own.and_then(|own| pane_endpoint::allowed(own, &call.request).err()) {
         call.answer(refusal.reply());

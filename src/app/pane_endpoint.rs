@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+use crate::mux::PaneId;
+
 #[cfg(unix)]
 use crate::ctl::protocol::{ErrorCode, Reply, Request};
 
@@ -41,8 +43,9 @@ impl PaneEndpoints {
     /// The endpoint of `pane` and its path; `serial` keeps a restarted pane's new endpoint apart
     /// from its old one's. `None` where locks cannot let it through yet (macOS, Windows).
     #[cfg(target_os = "linux")]
-    pub fn open(&self, pane: u32, serial: u64) -> Result<Option<(Endpoint, PathBuf)>, String> {
+    pub fn open(&self, pane: PaneId, serial: u64) -> Result<Option<(Endpoint, PathBuf)>, String> {
         crate::ctl::prepare_socket_dir(&self.dir).map_err(|e| e.to_string())?;
+        let PaneId(pane) = pane;
         let path = self.dir.join(format!("{}-{pane}-{serial}.sock", std::process::id()));
         let scope = crate::ctl::Scope::Pane(pane);
         let server =
@@ -51,7 +54,7 @@ impl PaneEndpoints {
     }
 
     #[cfg(not(target_os = "linux"))]
-    pub fn open(&self, _pane: u32, _serial: u64) -> Result<Option<(Endpoint, PathBuf)>, String> {
+    pub fn open(&self, _pane: PaneId, _serial: u64) -> Result<Option<(Endpoint, PathBuf)>, String> {
         let _ = &self.dir;
         Ok(None)
     }
@@ -60,7 +63,8 @@ impl PaneEndpoints {
 #[cfg(unix)]
 /// Whether pane `own`'s endpoint may ask `request`: `notify` for that pane, `ls`; nothing else
 /// (the refusal to send back).
-pub fn allowed(own: u32, request: &Request) -> Result<(), Refused> {
+pub fn allowed(own: PaneId, request: &Request) -> Result<(), Refused> {
+    let PaneId(own) = own;
     let message = match request {
         Request::Notify { pane, .. } if *pane == own => return Ok(()),
         Request::Ls => return Ok(()),
@@ -89,7 +93,7 @@ impl Refused {
 
 /// An `ls` reply as pane `own` may see it: its own pane only.
 #[cfg(unix)]
-pub fn own_view(own: u32, reply: &mut Reply) {
+pub fn own_view(PaneId(own): PaneId, reply: &mut Reply) {
     if let Some(instance) = &mut reply.instance {
         instance.panes.retain(|pane| pane.id == own);
         instance.config_problems = None;
@@ -103,9 +107,9 @@ mod tests {
     #[test]
     fn a_panes_endpoint_may_notify_for_itself_and_list_only() {
         let notify = |pane| Request::Notify { pane, text: "waiting".into() };
-        assert!(allowed(3, &notify(3)).is_ok());
-        assert!(allowed(3, &Request::Ls).is_ok());
-        let other = allowed(3, &notify(4)).expect_err("another pane");
+        assert!(allowed(PaneId(3), &notify(3)).is_ok());
+        assert!(allowed(PaneId(3), &Request::Ls).is_ok());
+        let other = allowed(PaneId(3), &notify(4)).expect_err("another pane");
         assert!(other.0.contains("not of pane 4"));
         let refused = [
             Request::New { thread: None, cwd: None, command: vec![] },
@@ -115,7 +119,7 @@ mod tests {
             Request::Stop,
         ];
         for request in refused {
-            let reply = allowed(3, &request).expect_err("refused").reply();
+            let reply = allowed(PaneId(3), &request).expect_err("refused").reply();
             assert_eq!(reply.error.expect("error").code, ErrorCode::Refused, "{request:?}");
         }
     }

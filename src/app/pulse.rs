@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::config::{PulseSettings, ThreadSpec};
 use crate::ctl::protocol::PulseInfo;
+use crate::mux::PaneId;
 use crate::pty::{PaneSession, PaneStatus};
 use crate::pulse::{Activity, PulseState, Snapshot, Thresholds, Watch};
 
@@ -22,7 +23,7 @@ pub const DEFAULT_RULES: &[&str] = &[
 
 /// What the sampler watches for a pane just started.
 pub fn watch(
-    pane: u32,
+    PaneId(pane): PaneId,
     activity: Arc<Activity>,
     session: &PaneSession,
     thread: Option<&ThreadSpec>,
@@ -51,7 +52,11 @@ pub fn watch(
 }
 
 /// A pane's pulse for `paddock ls`: the sampler's view, with the exit code the pane knows.
-pub fn info(snapshot: Option<&Snapshot>, pane: u32, status: PaneStatus) -> Option<PulseInfo> {
+pub fn info(
+    snapshot: Option<&Snapshot>,
+    PaneId(pane): PaneId,
+    status: PaneStatus,
+) -> Option<PulseInfo> {
     if status == PaneStatus::NoProgram {
         return None;
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use crate::config::ThreadSpec;
+use crate::mux::PaneId;
 use crate::pty::MaskCounts;
 use crate::vault::audit::{utc_now, AuditLog, Event, Record};
 use crate::vault::release::{release, Request};
@@ -27,7 +28,7 @@ pub fn grant(
     thread: &ThreadSpec,
     argv: &[String],
     cwd: Option<&Path>,
-    pane: u32,
+    PaneId(pane): PaneId,
 ) -> Result<Granted, String> {
     if thread.secrets.is_empty() {
         return Ok(Granted::default());
@@ -63,7 +64,7 @@ pub fn grant(
 pub struct PaneSecrets {
     pub names: Vec<String>,
     pub thread: Option<String>,
-    pub pane: u32,
+    pub pane: PaneId,
     pub program: Option<String>,
     pub counts: Option<MaskCounts>,
     pub state: PathBuf,
@@ -80,7 +81,7 @@ impl Drop for PaneSecrets {
                 event: Event::Closed,
                 secret: name.clone(),
                 thread: self.thread.clone(),
-                pane: self.pane,
+                pane: self.pane.0,
                 program: self.program.clone(),
                 reason: None,
                 masked: Some(masked.unwrap_or(0)),

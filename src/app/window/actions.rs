@@ -8,9 +8,8 @@ use super::clipboard::Board;
 use super::surface::Look;
 use super::WindowApp;
 use crate::config::FONT_SIZES;
-use crate::ctl::protocol::{Request, SplitDirection};
 use crate::input::{encode_paste, Action};
-use crate::mux::{Direction, PaneId};
+use crate::mux::{Axis, Direction, PaneId};
 use crate::term::Modes;
 use crate::view::{ClipboardNote, Search};
 
@@ -22,20 +21,27 @@ impl WindowApp {
     /// Carry out a key binding's action; `Some(code)` when the instance should stop.
     pub(super) fn act(&mut self, action: Action) -> Option<u8> {
         let focused = self.focused();
-        let split = |direction| {
-            focused.map(|pane| Request::Split { pane: pane.0, direction, command: vec![] })
-        };
-        let request = match action {
+        match action {
             Action::NewTab => {
                 // Opened from a locked pane, it is locked the same way.
                 if let Err(why) = self.instance.workspace_mut().open_tab_from(focused) {
                     eprintln!("paddock: cannot open a tab: {why}");
                 }
-                None
             }
-            Action::ClosePane => focused.map(|pane| Request::Close { pane: pane.0 }),
-            Action::SplitRight => split(SplitDirection::Right),
-            Action::SplitDown => split(SplitDirection::Down),
+            Action::ClosePane => {
+                return focused.and_then(|pane| self.instance.close_pane(pane));
+            }
+            Action::SplitRight | Action::SplitDown => {
+                let axis = match action {
+                    Action::SplitRight => Axis::Horizontal,
+                    _ => Axis::Vertical,
+                };
+                let split =
+                    focused.map(|pane| self.instance.workspace_mut().split(pane, axis, vec![]));
+                if let Some(Err(why)) = split {
+                    eprintln!("paddock: cannot split the pane: {why}");
+                }
+            }
             Action::FocusLeft | Action::FocusRight | Action::FocusUp | Action::FocusDown => {
                 let direction = match action {
                     Action::FocusLeft => Direction::Left,
@@ -44,17 +50,14 @@ impl WindowApp {
                     _ => Direction::Down,
                 };
                 self.instance.workspace_mut().focus_direction(direction);
-                None
             }
             Action::ZoomPane => {
                 self.instance.workspace_mut().toggle_zoom();
                 self.forget_positions();
-                None
             }
             Action::NextTab | Action::PreviousTab => {
                 let step = if action == Action::NextTab { 1 } else { -1 };
                 self.instance.workspace_mut().cycle_tab(step);
-                None
             }
             Action::FontBigger | Action::FontSmaller | Action::FontReset => {
                 let size = match action {
@@ -63,47 +66,41 @@ impl WindowApp {
                     _ => self.base_font_size,
                 };
                 self.set_font_size(size.clamp(*FONT_SIZES.start(), *FONT_SIZES.end()));
-                None
             }
             Action::Copy => {
                 if let Some(pane) = focused {
                     self.copy_selection(pane, false);
                 }
-                None
             }
             Action::Paste => {
                 self.paste(Board::Clipboard);
-                None
             }
             Action::ScrollPageUp
             | Action::ScrollPageDown
             | Action::ScrollTop
             | Action::ScrollBottom => {
                 self.scroll_focused(action);
-                None
             }
             Action::Search => {
                 if let Some(pane) = focused {
                     let view = self.views.entry(pane).or_default();
                     view.search.get_or_insert_with(Search::default);
                 }
-                None
             }
             Action::AllowClipboard => {
                 if let Some(pane) = focused {
                     self.allow_clipboard(pane);
                 }
-                None
             }
             Action::RestartThread => {
                 if let Some(pane) = focused {
                     // The old screen goes with the old program.
                     self.views.remove(&pane);
+                    self.instance.restart_pane(pane);
                 }
-                focused.map(|pane| Request::Restart { pane: pane.0 })
             }
-        };
-        request.and_then(|request| self.instance.perform(request))
+        }
+        None
     }
 
     /// The configuration file changed: a good one takes effect now (look, keys; threads that

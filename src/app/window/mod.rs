@@ -316,7 +316,7 @@ impl WindowApp {
         let seen: Vec<notify::Seen<'_>> = panes
             .iter()
             .map(|(pane, name, pulse)| notify::Seen {
-                pane: pane.0,
+                pane: *pane,
                 name,
                 visible: self.window_focused && shown.contains(pane),
                 state: pulse.as_ref().map(|p| &p.state),

@@ -6,11 +6,12 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::mux::PaneId;
 use crate::pulse::{PulseState, Reason, Snapshot};
 
 /// One pane as the notifier sees it.
 pub struct Seen<'a> {
-    pub pane: u32,
+    pub pane: PaneId,
     pub name: &'a str,
     pub visible: bool,
     pub state: Option<&'a PulseState>,
@@ -19,7 +20,7 @@ pub struct Seen<'a> {
 /// Which panes were already waiting, so each wait is announced once.
 #[derive(Default)]
 pub struct Notifier {
-    waiting: HashSet<u32>,
+    waiting: HashSet<PaneId>,
     /// The sampler's snapshot last looked at.
     looked_at: Option<Arc<Snapshot>>,
 }
@@ -100,7 +101,7 @@ mod tests {
         let mut notifier = Notifier::default();
         let bell = PulseState::NeedsYou(Reason::Bell);
         let working = PulseState::Working;
-        let seen = |visible, state| vec![Seen { pane: 3, name: "claude", visible, state }];
+        let seen = |visible, state| vec![Seen { pane: PaneId(3), name: "claude", visible, state }];
         assert!(notifier.due(&seen(false, Some(&working))).is_empty());
         assert_eq!(
             notifier.due(&seen(false, Some(&bell))),

@@ -2,10 +2,10 @@
 //! `paddock ls` ask for.
 
 use crate::ctl::protocol::{
-    ErrorCode, InstanceInfo, LockInfo, PaneInfo, PaneState, Reply, Request,
+    ErrorCode, InstanceInfo, LockInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
 };
 use crate::input::{encode_key, parse_keys, InputModes};
-use crate::mux::PaneId;
+use crate::mux::{Axis, PaneId};
 use crate::pty::{PaneSession, PaneStatus};
 use crate::term::{Modes, TermSize, MAX_DIMENSION};
 
@@ -29,24 +29,33 @@ impl Workspace {
     pub fn handle(&mut self, request: Request) -> Outcome {
         let result = match request {
             Request::Stop => return Outcome::Stop,
-            Request::Close { pane } => return self.close(pane),
+            Request::Close { pane } => return self.close(PaneId(pane)),
             Request::Ls => Ok(Reply { instance: Some(self.describe()), ..Reply::ok() }),
             Request::New { thread, cwd, command } => self
                 .open_tab_inner(thread, cwd, command)
                 .map(|pane| Reply { pane: Some(pane.0), ..Reply::ok() }),
-            Request::Split { pane, direction, command } => self.split(pane, direction, command),
-            Request::Send { pane, text, keys } => self.send(pane, text, keys).map(|()| Reply::ok()),
-            Request::Capture { pane, scrollback } => self.capture(pane, scrollback),
+            Request::Split { pane, direction, command } => {
+                let axis = match direction {
+                    SplitDirection::Right => Axis::Horizontal,
+                    SplitDirection::Down => Axis::Vertical,
+                };
+                self.split(PaneId(pane), axis, command)
+                    .map(|new| Reply { pane: Some(new.0), ..Reply::ok() })
+            }
+            Request::Send { pane, text, keys } => {
+                self.send(PaneId(pane), text, keys).map(|()| Reply::ok())
+            }
+            Request::Capture { pane, scrollback } => self.capture(PaneId(pane), scrollback),
             Request::Focus { pane } => match self.mux.focus(PaneId(pane)) {
                 true => Ok(Reply::ok()),
-                false => Err(Refusal::no_pane(pane)),
+                false => Err(Refusal::no_pane(PaneId(pane))),
             },
-            Request::Kill { pane } => self.pane_mut(pane).map(|p| {
+            Request::Kill { pane } => self.pane_mut(PaneId(pane)).map(|p| {
                 p.session.kill();
                 Reply::ok()
             }),
-            Request::Resize { pane, cols, rows } => self.resize(pane, cols, rows),
-            Request::Notify { pane, text } => self.pane_mut(pane).and_then(|p| {
+            Request::Resize { pane, cols, rows } => self.resize(PaneId(pane), cols, rows),
+            Request::Notify { pane, text } => self.pane_mut(PaneId(pane)).and_then(|p| {
                 let activity = p.session.activity().ok_or_else(|| {
                     Refusal(ErrorCode::Failed, format!("pane {pane} runs no program"))
                 })?;
@@ -55,7 +64,7 @@ impl Workspace {
                 activity.notify(&crate::sandbox::visible(&text));
                 Ok(Reply::ok())
             }),
-            Request::Restart { pane } => match self.restart(pane) {
+            Request::Restart { pane } => match self.restart(PaneId(pane)) {
                 Ok(old) => return Outcome::Retire(old, Reply::ok()),
                 Err(refusal) => Err(refusal),
             },
@@ -65,7 +74,7 @@ impl Workspace {
 
     fn send(
         &mut self,
-        pane: u32,
+        pane: PaneId,
         text: Option<String>,
         keys: Option<String>,
     ) -> Result<(), Refusal> {
@@ -83,7 +92,7 @@ impl Workspace {
         pane.session.send(bytes).map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))
     }
 
-    fn capture(&mut self, pane: u32, scrollback: bool) -> Result<Reply, Refusal> {
+    fn capture(&mut self, pane: PaneId, scrollback: bool) -> Result<Reply, Refusal> {
         let pane = self.pane_mut(pane)?;
         let term = pane.session.term();
         let mut text = if scrollback { term.scrollback_text() } else { String::new() };
@@ -91,7 +100,7 @@ impl Workspace {
         Ok(Reply { text: Some(text), ..Reply::ok() })
     }
 
-    fn resize(&mut self, pane: u32, cols: usize, rows: usize) -> Result<Reply, Refusal> {
+    fn resize(&mut self, pane: PaneId, cols: usize, rows: usize) -> Result<Reply, Refusal> {
         let valid = 1..=MAX_DIMENSION;
         if !valid.contains(&cols) || !valid.contains(&rows) {
             return Err(Refusal(
@@ -106,9 +115,9 @@ impl Workspace {
         Ok(Reply::ok())
     }
 
-    fn close(&mut self, pane: u32) -> Outcome {
-        match self.take(PaneId(pane)) {
-            Some(session) => Outcome::Close(PaneId(pane), session),
+    fn close(&mut self, pane: PaneId) -> Outcome {
+        match self.take(pane) {
+            Some(session) => Outcome::Close(pane, session),
             None => Outcome::Reply(Reply::error(ErrorCode::NoSuchPane, Refusal::no_pane(pane).1)),
         }
     }
@@ -167,7 +176,7 @@ impl Workspace {
                         .unwrap_or_default(),
                 }),
                 secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
-                pulse: pulse::info(snapshot.as_deref(), id.0, pane_status),
+                pulse: pulse::info(snapshot.as_deref(), id, pane_status),
             });
         }
         InstanceInfo {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config::{ClipboardRule, Placement, ThreadSpec};
-use crate::ctl::protocol::{ErrorCode, Reply, SplitDirection};
+use crate::ctl::protocol::ErrorCode;
 use crate::mux::{Axis, Mux, PaneId, Rect};
 use crate::pty::{Locked, PaneLock, PaneSession, PtyError, SpawnSpec};
 use crate::sandbox::{Enforcement, Policy};
@@ -134,11 +134,19 @@ pub struct Workspace {
 }
 
 /// Why a request failed, as the error reply says it.
-struct Refusal(ErrorCode, String);
+#[derive(Debug)]
+pub struct Refusal(ErrorCode, String);
 
 impl Refusal {
-    fn no_pane(pane: u32) -> Refusal {
+    fn no_pane(pane: PaneId) -> Refusal {
+        let PaneId(pane) = pane;
         Refusal(ErrorCode::NoSuchPane, format!("there is no pane {pane} (paddock ls lists them)"))
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.1)
     }
 }
 
@@ -372,7 +380,7 @@ impl Workspace {
                 thread: pane.thread.as_ref().map(|t| t.name.clone()),
                 program: pane.command.first().cloned(),
             };
-            watch.check(&mut pane.session, id.0, &who, state.as_deref());
+            watch.check(&mut pane.session, *id, &who, state.as_deref());
         }
     }
 
@@ -390,11 +398,10 @@ impl Workspace {
 
     /// Start `pane`'s thread again from its current definition, in the same place. Returns
     /// the old session, still running, for closing.
-    fn restart(&mut self, pane: u32) -> Result<PaneSession, Refusal> {
-        let id = PaneId(pane);
-        let entry = self.panes.get(&id).ok_or_else(|| Refusal::no_pane(pane))?;
+    pub fn restart(&mut self, id: PaneId) -> Result<PaneSession, Refusal> {
+        let entry = self.panes.get(&id).ok_or_else(|| Refusal::no_pane(id))?;
         let Some(started) = &entry.thread else {
-            let message = format!("pane {pane} does not run a configured thread");
+            let message = format!("pane {} does not run a configured thread", id.0);
             return Err(Refusal(ErrorCode::BadRequest, message));
         };
         let Some(spec) = self.threads.iter().find(|t| t.name == started.name).cloned() else {
@@ -411,7 +418,7 @@ impl Workspace {
         if let Err(Refusal(_, message)) = self.start(id, launch, size) {
             self.insert_notice(id, &spec, &message, size);
         }
-        old.ok_or_else(|| Refusal::no_pane(pane))
+        old.ok_or_else(|| Refusal::no_pane(id))
     }
 
     fn insert_notice(&mut self, pane: PaneId, spec: &ThreadSpec, why: &str, size: TermSize) {
@@ -484,7 +491,7 @@ impl Workspace {
         let granted = match thread {
             Some(thread) => {
                 let cwd = launch.cwd.as_deref();
-                secrets::grant(&mut self.vault, thread, &launch.command, cwd, pane.0)
+                secrets::grant(&mut self.vault, thread, &launch.command, cwd, pane)
                     .map_err(|why| Refusal(ErrorCode::Failed, why))?
             }
             None => Granted::default(),
@@ -504,7 +511,7 @@ impl Workspace {
         let endpoint = match (&lock, &self.options.endpoints) {
             (Some(_), Some(endpoints)) => {
                 self.endpoints_opened += 1;
-                endpoints.open(pane.0, self.endpoints_opened).map_err(|why| {
+                endpoints.open(pane, self.endpoints_opened).map_err(|why| {
                     Refusal(ErrorCode::Failed, format!("cannot open the pane's endpoint: {why}"))
                 })?
             }
@@ -540,7 +547,7 @@ impl Workspace {
         let (session, lock) = match spawned {
             Ok(session) => {
                 if let Some((sampler, activity)) = self.sampler.as_ref().zip(activity) {
-                    sampler.watch(pulse::watch(pane.0, activity, &session, thread.as_ref()));
+                    sampler.watch(pulse::watch(pane, activity, &session, thread.as_ref()));
                 }
                 let lock = session.enforcement();
                 (session, lock)
@@ -559,7 +566,7 @@ impl Workspace {
         let secrets = (!secret_names.is_empty()).then(|| PaneSecrets {
             names: secret_names,
             thread: thread.as_ref().map(|t| t.name.clone()),
-            pane: pane.0,
+            pane,
             program: command.first().cloned(),
             counts: session.mask_counts(),
             state: self.vault.as_ref().map(|v| v.state().to_owned()).unwrap_or_default(),
@@ -601,16 +608,18 @@ impl Workspace {
         policy
     }
 
-    fn pane_mut(&mut self, pane: u32) -> Result<&mut Pane, Refusal> {
-        self.panes.get_mut(&PaneId(pane)).ok_or_else(|| Refusal::no_pane(pane))
+    fn pane_mut(&mut self, pane: PaneId) -> Result<&mut Pane, Refusal> {
+        self.panes.get_mut(&pane).ok_or_else(|| Refusal::no_pane(pane))
     }
 
-    fn split(
+    /// Split `pane` along `axis`, the new pane running `command` (the user's shell when empty):
+    /// locked as `pane` is, else in the folder its shell is in now. Returns the new pane.
+    pub fn split(
         &mut self,
-        pane: u32,
-        direction: SplitDirection,
+        pane: PaneId,
+        axis: Axis,
         command: Vec<String>,
-    ) -> Result<Reply, Refusal> {
+    ) -> Result<PaneId, Refusal> {
         let source = self.pane_mut(pane)?;
         // Locked the same way as a locked pane (`split_lock`); else it starts where the split
         // one is now (the directory its shell is in), falling back to where it started.
@@ -619,11 +628,7 @@ impl Workspace {
             None => (None, current_dir(&source.session).or_else(|| source.cwd.clone())),
         };
         let command = self.command_or_default(command);
-        let axis = match direction {
-            SplitDirection::Right => Axis::Horizontal,
-            SplitDirection::Down => Axis::Vertical,
-        };
-        let new = self.mux.split(PaneId(pane), axis).ok_or_else(|| Refusal::no_pane(pane))?;
+        let new = self.mux.split(pane, axis).ok_or_else(|| Refusal::no_pane(pane))?;
         let size = self.layout_of(new).unwrap_or(self.options.area);
         let launch = Launch { inherited, ..Launch::command(command, cwd) };
         if let Err(refusal) = self.start(new, launch, size) {
@@ -631,7 +636,7 @@ impl Workspace {
             return Err(refusal);
         }
         self.relayout(new);
-        Ok(Reply { pane: Some(new.0), ..Reply::ok() })
+        Ok(new)
     }
 
     /// The size `pane` gets in its tab's layout.
