@@ -19,7 +19,6 @@ use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
 use crate::vault::mask::Masker;
 use crate::vault::SecretBytes;
 
-/// Most bytes parsed under one lock of the model: a renderer never waits longer than one chunk.
 /// Writes, and bytes, queued for a pane whose program is not reading; past either, `send`
 /// says so.
 const INPUT_QUEUE: usize = 1024;
@@ -108,6 +107,113 @@ struct Process {
     enforcement: Enforcement,
 }
 
+/// The command to start in the pane's PTY, and what its lock enforces. Fails closed: a
+/// program meant to run locked runs only under the lock, through the launcher, or not at all.
+fn locked_argv(spec: &SpawnSpec) -> Result<(Vec<String>, Enforcement), PtyError> {
+    let none = Policy::default();
+    let (isolation, policy): (Box<dyn Isolation + Send + Sync>, &Policy) = match &spec.lock {
+        PaneLock::None => (Box::new(Unlocked { chosen: false }), &none),
+        PaneLock::Unlocked => (Box::new(Unlocked { chosen: true }), &none),
+        PaneLock::Locked(locked) => (crate::sandbox::host(locked.launcher.clone()), &locked.policy),
+    };
+    let launch = isolation.wrap(policy, &spec.argv);
+    match launch.argv {
+        Some(argv) => Ok((argv, launch.enforcement)),
+        None => Err(PtyError::LockRefused(launch.enforcement.detail())),
+    }
+}
+
+/// `argv` with the pane's environment: a locked program's built from nothing (its allow-list),
+/// else paddock's; then the terminal's variables, the spec's and the released secrets.
+fn command_for(spec: &SpawnSpec, argv: &[String]) -> CommandBuilder {
+    let mut command = CommandBuilder::new(&argv[0]);
+    command.args(&argv[1..]);
+    if let PaneLock::Locked(locked) = &spec.lock {
+        command.env_clear();
+        for (key, value) in &locked.inherited_env {
+            command.env(key, value);
+        }
+    }
+    if let Some(cwd) = &spec.cwd {
+        command.cwd(cwd);
+    }
+    command.env("TERM", "xterm-256color");
+    command.env("COLORTERM", "truecolor");
+    command.env("PADDOCK_PANE", spec.pane.to_string());
+    for (key, value) in &spec.env {
+        command.env(key, value);
+    }
+    // The values go to the program's environment only (portable-pty keeps a copy until the
+    // spawn is done; that one is freed, not wiped).
+    for (key, value) in &spec.secrets {
+        command.env(key, secret_text(value));
+    }
+    command
+}
+
+/// A fresh model for the pane, showing the spec's notice (yellow) before anything the program
+/// prints.
+fn model_for(spec: &SpawnSpec) -> Terminal {
+    let config = TermConfig { scrollback_lines: spec.scrollback_lines };
+    let mut model = Terminal::new(spec.size, config);
+    if let Some(notice) = &spec.notice {
+        let text = wrap_words(notice, spec.size.cols).replace('\n', "\r\n");
+        model.advance(format!("\x1b[33m{text}\x1b[0m\r\n").as_bytes());
+    }
+    model
+}
+
+/// What the reader thread feeds: the model, the activity counters, and for a pane with
+/// secrets the masker and its counts.
+struct Reads<'a> {
+    term: &'a Arc<Mutex<Terminal>>,
+    activity: &'a Arc<Activity>,
+    masker: Option<Masker>,
+    counts: &'a Option<MaskCounts>,
+}
+
+/// The pane's running threads, as the process holds them.
+struct Threads {
+    input: Sender<Vec<u8>>,
+    queued_bytes: Arc<AtomicUsize>,
+    /// Closed by the reader thread when the output ends.
+    reader_done: Receiver<()>,
+}
+
+/// Start the pane's writer thread (owning the program's input) and reader thread (output into
+/// the model, replies back through the writer's queue).
+fn start_threads(
+    pane: u32,
+    from_program: Box<dyn std::io::Read + Send>,
+    to_program: Box<dyn Write + Send>,
+    reads: Reads<'_>,
+    wake: Arc<dyn Fn() + Send + Sync>,
+) -> std::io::Result<Threads> {
+    let (input, queued) = crossbeam_channel::bounded::<Vec<u8>>(INPUT_QUEUE);
+    let queued_bytes = Arc::new(AtomicUsize::new(0));
+    let (done, reader_done) = crossbeam_channel::bounded::<()>(0);
+    {
+        let queued_bytes = queued_bytes.clone();
+        std::thread::Builder::new()
+            .name(format!("pane-{pane}-writer"))
+            .spawn(move || write_input(to_program, queued, &queued_bytes))?;
+    }
+    let replies = Replies { queue: input.clone(), queued_bytes: queued_bytes.clone() };
+    let (term, activity) = (reads.term.clone(), reads.activity.clone());
+    let (masker, counts) = (reads.masker, reads.counts.clone());
+    std::thread::Builder::new().name(format!("pane-{pane}-reader")).spawn(move || {
+        let output = Output { term: &term, replies: &replies, wake: &*wake, activity: &activity };
+        match (masker, counts) {
+            (Some(masker), Some(counts)) => {
+                reader::read_masked(from_program, pane, masker, &counts, &output);
+            }
+            _ => reader::read_output(from_program, &output),
+        }
+        drop(done);
+    })?;
+    Ok(Threads { input, queued_bytes, reader_done })
+}
+
 fn lock(term: &Mutex<Terminal>) -> MutexGuard<'_, Terminal> {
     // A panic elsewhere while holding the lock leaves a model that is still consistent
     // between chunks; keep using it.
@@ -123,121 +229,49 @@ impl Process {
         if program.is_empty() {
             return Err(spawn_error("no program given".into()));
         }
-        // Fail closed: a program meant to run locked runs only under the lock, through the
-        // launcher, or not at all.
-        let none = Policy::default();
-        let (isolation, policy): (Box<dyn Isolation + Send + Sync>, &Policy) = match &spec.lock {
-            PaneLock::None => (Box::new(Unlocked { chosen: false }), &none),
-            PaneLock::Unlocked => (Box::new(Unlocked { chosen: true }), &none),
-            PaneLock::Locked(locked) => {
-                (crate::sandbox::host(locked.launcher.clone()), &locked.policy)
-            }
-        };
-        let launch = isolation.wrap(policy, &spec.argv);
-        let (argv, enforcement) = match launch.argv {
-            Some(argv) => (argv, launch.enforcement),
-            None => return Err(PtyError::LockRefused(launch.enforcement.detail())),
-        };
-        let size = pty_size(spec.size);
-        let pair = native_pty_system().openpty(size).map_err(|e| PtyError::Open(e.to_string()))?;
-        let mut command = CommandBuilder::new(&argv[0]);
-        command.args(&argv[1..]);
-        if let PaneLock::Locked(locked) = &spec.lock {
-            command.env_clear();
-            for (key, value) in &locked.inherited_env {
-                command.env(key, value);
-            }
-        }
-        if let Some(cwd) = &spec.cwd {
-            command.cwd(cwd);
-        }
-        command.env("TERM", "xterm-256color");
-        command.env("COLORTERM", "truecolor");
-        command.env("PADDOCK_PANE", spec.pane.to_string());
-        for (key, value) in &spec.env {
-            command.env(key, value);
-        }
-        // The values go to the program's environment only (portable-pty keeps a copy until the
-        // spawn is done; that one is freed, not wiped).
-        for (key, value) in &spec.secrets {
-            command.env(key, secret_text(value));
-        }
+        let (argv, enforcement) = locked_argv(&spec)?;
+        let pair = native_pty_system()
+            .openpty(pty_size(spec.size))
+            .map_err(|e| PtyError::Open(e.to_string()))?;
         let masker = Masker::new(spec.secrets.iter().map(|(_, value)| value.clone()).collect());
         let mask_counts: Option<MaskCounts> = masker
             .as_ref()
             .map(|m| m.counts().iter().map(|_| AtomicU64::new(0)).collect::<Vec<_>>().into());
-        let mut child =
-            pair.slave.spawn_command(command).map_err(|e| spawn_error(e.to_string()))?;
+        let mut child = pair
+            .slave
+            .spawn_command(command_for(&spec, &argv))
+            .map_err(|e| spawn_error(e.to_string()))?;
         // The child has its copy of the slave side; ours must go, or the reader never sees EOF.
         drop(pair.slave);
+        let term = Arc::new(Mutex::new(model_for(&spec)));
+        let activity =
+            spec.activity.clone().unwrap_or_else(|| Arc::new(Activity::new(Instant::now())));
         let ends = pair.master.try_clone_reader().and_then(|r| Ok((r, pair.master.take_writer()?)));
-        let (reader, writer) = match ends {
-            Ok(ends) => ends,
+        let threads = ends.map_err(|e| PtyError::Open(e.to_string())).and_then(|(from, to)| {
+            let reads = Reads { term: &term, activity: &activity, masker, counts: &mask_counts };
+            start_threads(spec.pane, from, to, reads, wake).map_err(|e| spawn_error(e.to_string()))
+        });
+        let Threads { input, queued_bytes, reader_done } = match threads {
+            Ok(threads) => threads,
             Err(e) => {
                 // Do not leave the program running without a pane.
                 signal_session(child.as_mut(), Signal::Kill);
                 let _ = child.wait();
-                return Err(PtyError::Open(e.to_string()));
+                return Err(e);
             }
         };
-
-        let config = TermConfig { scrollback_lines: spec.scrollback_lines };
-        let mut model = Terminal::new(spec.size, config);
-        if let Some(notice) = &spec.notice {
-            // Yellow, before anything the program prints.
-            let text = wrap_words(notice, spec.size.cols).replace('\n', "\r\n");
-            model.advance(format!("\x1b[33m{text}\x1b[0m\r\n").as_bytes());
-        }
-        let term = Arc::new(Mutex::new(model));
-        let activity =
-            spec.activity.clone().unwrap_or_else(|| Arc::new(Activity::new(Instant::now())));
-        let (input, queued) = crossbeam_channel::bounded::<Vec<u8>>(INPUT_QUEUE);
-        let queued_bytes = Arc::new(AtomicUsize::new(0));
-        let (done, reader_done) = crossbeam_channel::bounded::<()>(0);
-        let writer_thread = {
-            let queued_bytes = queued_bytes.clone();
-            std::thread::Builder::new()
-                .name(format!("pane-{}-writer", spec.pane))
-                .spawn(move || write_input(writer, queued, &queued_bytes))
-        };
-        let reader_thread = writer_thread.and_then(|_| {
-            let replies = Replies { queue: input.clone(), queued_bytes: queued_bytes.clone() };
-            let term = term.clone();
-            let counts = mask_counts.clone();
-            let pane = spec.pane;
-            let activity = activity.clone();
-            std::thread::Builder::new().name(format!("pane-{pane}-reader")).spawn(move || {
-                let output =
-                    Output { term: &term, replies: &replies, wake: &*wake, activity: &activity };
-                match (masker, counts) {
-                    (Some(masker), Some(counts)) => {
-                        reader::read_masked(reader, pane, masker, &counts, &output);
-                    }
-                    _ => reader::read_output(reader, &output),
-                }
-                drop(done);
-            })
-        });
-        if let Err(e) = reader_thread {
-            // Do not leave the program running without a pane.
-            signal_session(child.as_mut(), Signal::Kill);
-            let _ = child.wait();
-            return Err(spawn_error(e.to_string()));
-        }
-        let reader_done = Some(reader_done);
-        let master = pair.master;
         Ok(Process {
             term,
             activity,
             mask_counts,
-            master,
+            master: pair.master,
             input,
             queued_bytes,
             child,
             exited: None,
             enforcement,
             reaped: false,
-            reader_done,
+            reader_done: Some(reader_done),
         })
     }
 

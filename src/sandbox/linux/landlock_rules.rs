@@ -54,7 +54,7 @@ fn build(
     let mut created = ruleset.scope(Scope::AbstractUnixSocket | Scope::Signal)?.create()?;
     let read = AccessFs::from_read(abi);
     let file = AccessFs::from_file(abi);
-    // The view holds nothing but what the lock shows (see `view`): listing its folders is
+    // The view holds nothing but what the lock shows (see `mounts`): listing its folders is
     // harmless and many programs expect to.
     let mut rules: Vec<(&Path, BitFlags<AccessFs>)> =
         vec![(Path::new("/"), AccessFs::ReadDir.into())];
@@ -63,7 +63,7 @@ fn build(
     rules.extend(DEVICES.iter().map(|p| (Path::new(*p), file)).chain(tty.map(|t| (t, file))));
     rules.extend(resolved.read.iter().map(|p| (p.as_path(), read)));
     rules.extend(exe.map(|p| (p, read)));
-    let dns = super::view::dns_folder(resolved.network);
+    let dns = super::mounts::dns_folder(resolved.network);
     rules.extend(dns.as_deref().map(|p| (p, read)));
     rules.extend(resolved.unix_sockets.iter().map(|p| (p.as_path(), file)));
     let write = AccessFs::from_all(abi);

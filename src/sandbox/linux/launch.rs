@@ -3,7 +3,7 @@
 //! descriptors; enter a user namespace (the user keeps their own uid), a mount namespace, a PID
 //! namespace and, with the network off, an empty network namespace with `lo` up; fork into the
 //! PID namespace (`init`: the launcher waits outside, its child is PID 1 inside); build the
-//! filesystem the command sees (`view`: only the system's folders and the lock's, read-only but
+//! filesystem the command sees (`mounts`: only the system's folders and the lock's, read-only but
 //! for the lock's writable folders, a /tmp of its own and a /proc that shows only the lock's
 //! processes); drop every capability; apply Landlock and seccomp; fork and exec the command,
 //! which PID 1 waits for. Any failure prints why (prefixed `paddock sandbox:`) and exits 125:
@@ -15,7 +15,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use super::sockets::{self, ListedFolders};
-use super::{caps, filter, init, landlock_rules, view};
+use super::{caps, filter, init, landlock_rules, mounts};
 use crate::sandbox::policy::Policy;
 use crate::sandbox::resolve::resolve;
 
@@ -112,7 +112,7 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
     // paddock itself stays runnable inside (`paddock ctl notify` from an agent's hook).
     let exe = std::env::current_exe().ok().filter(|exe| exe.is_file());
     let (home, cwd, tty, exe) = (home.as_deref(), cwd.as_deref(), tty.as_deref(), exe.as_deref());
-    let tmpdir = view::build(&resolved, home, cwd, tty, exe)?;
+    let tmpdir = mounts::build(&resolved, home, cwd, tty, exe)?;
     caps::drop_all_but_the_gates()?;
     landlock_rules::apply(&resolved, &tmpdir, tty, exe)?;
     filter::apply(resolved.network)?;

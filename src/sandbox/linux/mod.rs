@@ -6,8 +6,8 @@ mod filter;
 mod init;
 mod landlock_rules;
 pub mod launch;
+mod mounts;
 mod sockets;
-mod view;
 
 use std::path::PathBuf;
 
@@ -98,7 +98,7 @@ fn user_namespaces() -> Result<(), String> {
         Some(0) => Ok(()),
         Some(NO_PROC) => Err(format!(
             "the lock's PID namespace cannot mount a /proc of its own ({})",
-            view::PROC_HINT
+            mounts::PROC_HINT
         )),
         _ => Err(
             "this user may not create user namespaces (see /proc/sys/user/max_user_namespaces, \

@@ -56,7 +56,7 @@ impl ListedFolders {
                 return Err(format!("{} is not a socket's path", path.display()));
             };
             // Canonical since the configuration was read: no link is followed on the way.
-            let folder = super::view::open_without_links(folder)
+            let folder = super::mounts::open_without_links(folder)
                 .map(OwnedFd::from)
                 .map_err(|e| format!("cannot open {}: {e}", folder.display()))?;
             listed.push(Listed { path: path.clone(), folder, name: name.to_owned() });

@@ -42,6 +42,16 @@ enum Role {
     Protect,
 }
 
+/// The host paths a view shows, each opened (without following links) before anything is
+/// mounted over them, and the system's links (merged /usr: /bin -> usr/bin) to make again.
+struct Sources {
+    opened: Vec<(PathBuf, File, Role)>,
+    links: Vec<(PathBuf, PathBuf)>,
+}
+
+/// The pane's own temporary folders, writable, nosuid and nodev.
+const FRESH: [&str; 2] = ["/tmp", "/dev/shm"];
+
 /// Build the view and move into it. Returns the pane's temporary folder.
 pub fn build(
     resolved: &Resolved,
@@ -50,22 +60,71 @@ pub fn build(
     tty: Option<&Path>,
     exe: Option<&Path>,
 ) -> Result<PathBuf, String> {
-    // Where paddock's control sockets and the session's runtime folder are, asked before the
-    // stage hides the host's /tmp.
+    // Asked before the stage hides the host's /tmp.
+    let hidden = hidden_folders(resolved);
+    mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    let sources = open_sources(resolved, tty, exe)?;
+    let stage = Path::new(STAGE);
+    assemble(stage, &sources)?;
+    hide(stage, &hidden, resolved)?;
+    for (link, target) in [
+        ("/dev/fd", "/proc/self/fd"),
+        ("/dev/stdin", "/proc/self/fd/0"),
+        ("/dev/stdout", "/proc/self/fd/1"),
+        ("/dev/stderr", "/proc/self/fd/2"),
+        ("/dev/ptmx", "pts/ptmx"),
+    ] {
+        let _ = std::os::unix::fs::symlink(target, inside(stage, Path::new(link)));
+    }
+    // Empty home and working folders stand in for the real ones.
+    for path in home.into_iter().chain(cwd) {
+        let _ = std::fs::create_dir_all(inside(stage, path));
+    }
+    // Everything shown read-only (read folders, listed sockets, paddock itself), to make
+    // read-only again where a writable mount above it (the pane's /tmp) made it writable.
+    let read_only: Vec<PathBuf> = sources
+        .opened
+        .iter()
+        .filter(|(_, _, role)| *role == Role::Read)
+        .map(|(p, _, _)| p.clone())
+        .collect();
+    drop(sources);
+    enter(stage)?;
+    set_access(resolved, tty, &read_only)?;
+    let root = Path::new("/");
+    let start = cwd.filter(|c| c.is_dir()).or(home).unwrap_or(root);
+    std::env::set_current_dir(start)
+        .map_err(|e| format!("cannot enter {}: {e}", start.display()))?;
+    Ok(PathBuf::from("/tmp"))
+}
+
+/// Where a host path lies on the stage.
+fn inside(stage: &Path, path: &Path) -> PathBuf {
+    stage.join(path.strip_prefix("/").unwrap_or(path))
+}
+
+/// What no view shows even where a lock folder holds it: paddock's control sockets, the X
+/// server's sockets (a window's keystrokes and screen), and the session's runtime folder
+/// (Wayland, D-Bus, the keyring, the ssh agent) wherever $XDG_RUNTIME_DIR puts it.
+fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
     // SAFETY: getuid(2).
     let uid = unsafe { libc::getuid() };
-    // The X server's sockets (a window's keystrokes and screen), and the session's runtime
-    // folder (Wayland, D-Bus, the keyring, the ssh agent) wherever $XDG_RUNTIME_DIR puts it.
     let runtime =
         std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute());
-    let hidden: Vec<PathBuf> =
-        [PathBuf::from(format!("/run/user/{uid}")), PathBuf::from("/tmp/.X11-unix")]
-            .into_iter()
-            .chain(runtime)
-            .chain(resolved.control_folder.clone())
-            .collect();
-    mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
-    // Every source is opened first: the stage is mounted over some of them.
+    [PathBuf::from(format!("/run/user/{uid}")), PathBuf::from("/tmp/.X11-unix")]
+        .into_iter()
+        .chain(runtime)
+        .chain(resolved.control_folder.clone())
+        .collect()
+}
+
+/// Open every host path the view shows, outer folders before the ones inside them and
+/// protections last (the order they are mounted in).
+fn open_sources(
+    resolved: &Resolved,
+    tty: Option<&Path>,
+    exe: Option<&Path>,
+) -> Result<Sources, String> {
     let mut sources: Vec<(PathBuf, File, Role)> = Vec::new();
     let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
     for path in SYSTEM.iter().map(Path::new) {
@@ -118,79 +177,68 @@ pub fn build(
     }
     // Outer folders before the ones inside them; protections last, on top.
     sources.sort_by_key(|(path, _, role)| (*role == Role::Protect, path.components().count()));
+    Ok(Sources { opened: sources, links })
+}
 
-    let stage = Path::new(STAGE);
+/// Assemble the new root on `stage`: a tmpfs with the system's links, a /dev of its own, the
+/// pane's temporary folders, every source mounted at its own path, and a /proc of the lock's
+/// PID namespace.
+fn assemble(stage: &Path, sources: &Sources) -> Result<(), String> {
     mount(Some(Path::new("tmpfs")), stage, Some("tmpfs"), 0, Some("mode=0755"))?;
-    let inside = |path: &Path| stage.join(path.strip_prefix("/").unwrap_or(path));
-    for (path, target) in &links {
-        std::os::unix::fs::symlink(target, inside(path))
+    for (path, target) in &sources.links {
+        std::os::unix::fs::symlink(target, inside(stage, path))
             .map_err(|e| format!("cannot link {}: {e}", path.display()))?;
     }
-    std::fs::create_dir_all(inside(Path::new("/dev")))
-        .map_err(|e| format!("cannot make /dev: {e}"))?;
-    mount(
-        Some(Path::new("tmpfs")),
-        &inside(Path::new("/dev")),
-        Some("tmpfs"),
-        0,
-        Some("mode=0755"),
-    )?;
+    let dev = inside(stage, Path::new("/dev"));
+    std::fs::create_dir_all(&dev).map_err(|e| format!("cannot make /dev: {e}"))?;
+    mount(Some(Path::new("tmpfs")), &dev, Some("tmpfs"), 0, Some("mode=0755"))?;
     // The pane's own temporary folders, first: lock folders in the host's /tmp are shown
     // inside the pane's.
-    let fresh = ["/tmp", "/dev/shm"];
-    for path in fresh {
-        let target = inside(Path::new(path));
+    for path in FRESH {
+        let target = inside(stage, Path::new(path));
         std::fs::create_dir_all(&target).map_err(|e| format!("cannot make {path}: {e}"))?;
         let flags = libc::MS_NOSUID | libc::MS_NODEV;
         mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), flags, Some("mode=1777"))?;
     }
-    for (path, file, _) in &sources {
-        let target = inside(path);
+    for (path, file, _) in &sources.opened {
+        let target = inside(stage, path);
         make_mount_point(&target, file)?;
         mount_descriptor(file, &target).map_err(|e| format!("{e} (showing {})", path.display()))?;
     }
     // A /proc of the lock's own PID namespace: its processes only, so no other process's
     // command line, environment or mounts.
-    let proc = inside(Path::new("/proc"));
+    let proc = inside(stage, Path::new("/proc"));
     std::fs::create_dir_all(&proc).map_err(|e| format!("cannot make /proc: {e}"))?;
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     mount(Some(Path::new("proc")), &proc, Some("proc"), flags, None)
-        .map_err(|e| format!("{e} (a /proc of the lock's own; {PROC_HINT})"))?;
-    // paddock's control socket, the X server's sockets and the session's runtime folder,
-    // where a lock folder shows them (a lock on /tmp, on $XDG_RUNTIME_DIR): hidden under empty
-    // folders. A unix socket is
-    // reached by `connect`, which a read-only mount does not stop.
+        .map_err(|e| format!("{e} (a /proc of the lock's own; {PROC_HINT})"))
+}
+
+/// The `hidden` folders, where a lock folder shows them (a lock on /tmp, on
+/// $XDG_RUNTIME_DIR): covered by empty folders. A unix socket is reached by `connect`, which a
+/// read-only mount does not stop.
+fn hide(stage: &Path, hidden: &[PathBuf], resolved: &Resolved) -> Result<(), String> {
     let bound = || resolved.write.iter().chain(&resolved.read);
     for hidden in hidden {
         let shown = bound().any(|f| hidden.starts_with(f));
-        let holds_lock = bound().any(|f| f.starts_with(&hidden));
-        if shown && !holds_lock && inside(&hidden).is_dir() {
-            mount(Some(Path::new("tmpfs")), &inside(&hidden), Some("tmpfs"), 0, Some("mode=0700"))?;
+        let holds_lock = bound().any(|f| f.starts_with(hidden));
+        let target = inside(stage, hidden);
+        if shown && !holds_lock && target.is_dir() {
+            mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), 0, Some("mode=0700"))?;
         }
     }
-    for (link, target) in [
-        ("/dev/fd", "/proc/self/fd"),
-        ("/dev/stdin", "/proc/self/fd/0"),
-        ("/dev/stdout", "/proc/self/fd/1"),
-        ("/dev/stderr", "/proc/self/fd/2"),
-        ("/dev/ptmx", "pts/ptmx"),
-    ] {
-        let _ = std::os::unix::fs::symlink(target, inside(Path::new(link)));
-    }
-    // Empty home and working folders stand in for the real ones.
-    for path in home.into_iter().chain(cwd) {
-        let _ = std::fs::create_dir_all(inside(path));
-    }
-    // Everything shown read-only (read folders, listed sockets, paddock itself), to make
-    // read-only again where a writable mount above it (the pane's /tmp) made it writable.
-    let read_only: Vec<PathBuf> = sources
-        .iter()
-        .filter(|(_, _, role)| *role == Role::Read)
-        .map(|(p, _, _)| p.clone())
-        .collect();
-    drop(sources);
+    Ok(())
+}
 
-    enter(stage)?;
+/// Once entered: everything read-only, nosuid and nodev, except the lock's writable folders
+/// and the pane's temporary folders (writable) and the devices (nodev off); a read-only folder
+/// inside a writable one stays read-only, a writable one inside that is writable again;
+/// protected paths are read-only whatever holds them.
+fn set_access(
+    resolved: &Resolved,
+    tty: Option<&Path>,
+    read_only: &[PathBuf],
+) -> Result<(), String> {
     let root = Path::new("/");
     set_mount_attrs(root, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0)?;
     for path in DEVICES.iter().map(Path::new).chain(tty).chain([Path::new("/dev/pts")]) {
@@ -198,12 +246,10 @@ pub fn build(
             set_mount_attrs(path, 0, MOUNT_ATTR_NODEV)?;
         }
     }
-    for path in resolved.write.iter().map(PathBuf::as_path).chain(fresh.map(Path::new)) {
+    let writable = || resolved.write.iter().map(PathBuf::as_path).chain(FRESH.map(Path::new));
+    for path in writable() {
         set_mount_attrs(path, 0, MOUNT_ATTR_RDONLY)?;
     }
-    // A read-only folder inside a writable one stays read-only, a writable one inside that is
-    // writable again; protected paths are read-only whatever holds them.
-    let writable = || resolved.write.iter().map(PathBuf::as_path).chain(fresh.map(Path::new));
     let in_writable = |p: &Path| writable().any(|w| p.starts_with(w) && p != w);
     for path in read_only.iter().filter(|p| in_writable(p)) {
         set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
@@ -215,10 +261,7 @@ pub fn build(
     for path in &resolved.protect {
         set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
     }
-    let start = cwd.filter(|c| c.is_dir()).or(home).unwrap_or(root);
-    std::env::set_current_dir(start)
-        .map_err(|e| format!("cannot enter {}: {e}", start.display()))?;
-    Ok(PathBuf::from("/tmp"))
+    Ok(())
 }
 
 /// With the network on, the folder `/etc/resolv.conf` points into when it points out of /etc
