@@ -129,7 +129,7 @@ fn run(args: RunArgs) -> ExitCode {
     if let Some(lines) = args.scrollback {
         config.scrollback_lines = lines;
     }
-    let options = paddock::app::headless::HeadlessOptions {
+    let options = paddock::app::server::ServerOptions {
         command: args.exec,
         exit_with_child: args.exit_with_child,
         size: args.size,

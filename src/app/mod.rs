@@ -1,7 +1,8 @@
 //! Where the subsystems meet: the multiplexer model, the panes' PTY sessions, their locks,
 //! secrets and pulse, and the control socket. [`Workspace`] carries out control requests on
-//! the panes; [`headless`] runs it without a window until it is stopped; [`window`] (Unix)
-//! drives the same workspace from a winit window drawn with wgpu. [`lock`] turns a thread's
+//! the panes; a [`server::Server`] (Unix) is one running instance around it, which
+//! [`headless`] runs without a window until it is stopped and [`window`] drives from a winit
+//! window drawn with wgpu. [`lock`] turns a thread's
 //! configured lock into what the kernel is asked to enforce.
 
 mod git_watch;
@@ -13,6 +14,8 @@ mod workspace;
 
 #[cfg(unix)]
 pub mod headless;
+#[cfg(unix)]
+pub mod server;
 #[cfg(unix)]
 mod signals;
 mod split_lock;

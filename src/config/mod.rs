@@ -1,7 +1,7 @@
 //! The configuration file (RON): font, theme, scrollback, padding, key bindings and the agent
 //! threads started at launch, with their folder locks and vault references.
 //!
-//! Two stages: serde reads the file into [`raw::RawConfig`] (every field optional, unknown
+//! Two stages: serde reads the file into `raw::RawConfig` (every field optional, unknown
 //! fields refused), then `validate` checks it and builds a [`Config`]. Every problem becomes a
 //! [`Diagnostic`] with the line:column, the field path (`threads[2].lock.write[0]`), what was
 //! expected and what was found. paddock never writes the file.

@@ -1,6 +1,6 @@
 //! Key chords that act on the multiplexer instead of going to a pane: one table names every
 //! action, its default chord and what it does; the README's table is generated from it (a test
-//! keeps the two equal), and the configuration will rebind chords by these names.
+//! keeps the two equal), and the configuration rebinds chords by these names.
 
 use super::encode::{Key, Modifiers};
 

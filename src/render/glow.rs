@@ -59,34 +59,26 @@ impl GlowTarget {
     }
 }
 
-/// The color of each state's glow.
+/// A pulse state's color, decided once for everything that shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GlowColors {
-    pub working: Rgb,
-    pub quiet: Rgb,
-    pub needs_you: Rgb,
-    pub exited: Rgb,
+pub struct StateColor {
+    /// The ANSI color (SGR foreground) its title-strip badge and tab mark are written in,
+    /// drawn through the theme's palette.
+    pub ansi: u8,
+    /// The glow's shade of that color.
+    pub glow: Rgb,
 }
 
-impl Default for GlowColors {
-    fn default() -> GlowColors {
-        GlowColors {
-            working: Rgb { r: 0x3f, g: 0xb9, b: 0x50 },
-            quiet: Rgb { r: 0x4c, g: 0x8d, b: 0xd6 },
-            needs_you: Rgb { r: 0xff, g: 0x5a, b: 0x3c },
-            exited: Rgb { r: 0x8b, g: 0x8b, b: 0x95 },
-        }
-    }
-}
-
-impl GlowColors {
-    pub fn of(&self, kind: GlowKind) -> Rgb {
-        match kind {
-            GlowKind::Working => self.working,
-            GlowKind::Quiet => self.quiet,
-            GlowKind::NeedsYou => self.needs_you,
-            GlowKind::Exited => self.exited,
-        }
+impl GlowKind {
+    /// This state's color: working green, quiet blue, needs-you red, exited grey.
+    pub fn color(self) -> StateColor {
+        let (ansi, glow) = match self {
+            GlowKind::Working => (32, Rgb { r: 0x3f, g: 0xb9, b: 0x50 }),
+            GlowKind::Quiet => (34, Rgb { r: 0x4c, g: 0x8d, b: 0xd6 }),
+            GlowKind::NeedsYou => (31, Rgb { r: 0xff, g: 0x5a, b: 0x3c }),
+            GlowKind::Exited => (37, Rgb { r: 0x8b, g: 0x8b, b: 0x95 }),
+        };
+        StateColor { ansi, glow }
     }
 }
 

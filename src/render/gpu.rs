@@ -80,13 +80,13 @@ pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
 
 /// What an instanced pipeline draws: one quad per instance, laid out as `ATTRIBUTES` say, by a
 /// shader whose vertex stage reads a viewport-size uniform at group 0, binding 0.
-pub trait Instance: bytemuck::Pod {
+pub trait InstanceData: bytemuck::Pod {
     const LABEL: &'static str;
     const ATTRIBUTES: &'static [wgpu::VertexAttribute];
     fn shader() -> wgpu::ShaderModuleDescriptor<'static>;
 }
 
-impl Instance for RectInstance {
+impl InstanceData for RectInstance {
     const LABEL: &'static str = "rect";
     const ATTRIBUTES: &'static [wgpu::VertexAttribute] =
         &wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x2, 2 => Float32x4];
@@ -95,7 +95,7 @@ impl Instance for RectInstance {
     }
 }
 
-impl Instance for GlowInstance {
+impl InstanceData for GlowInstance {
     const LABEL: &'static str = "pulse glow";
     const ATTRIBUTES: &'static [wgpu::VertexAttribute] = &wgpu::vertex_attr_array![
         0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4
@@ -111,7 +111,7 @@ pub type RectPipeline = Instanced<RectInstance>;
 pub type GlowPipeline = Instanced<GlowInstance>;
 
 /// Draws instances of `T`: one triangle strip each, alpha-blended over what is there.
-pub struct Instanced<T: Instance> {
+pub struct Instanced<T: InstanceData> {
     pipeline: wgpu::RenderPipeline,
     viewport: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
@@ -121,7 +121,7 @@ pub struct Instanced<T: Instance> {
     kind: std::marker::PhantomData<T>,
 }
 
-impl<T: Instance> Instanced<T> {
+impl<T: InstanceData> Instanced<T> {
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Instanced<T> {
         let module = device.create_shader_module(T::shader());
         let layout_entry = wgpu::BindGroupLayoutEntry {
@@ -229,7 +229,7 @@ impl<T: Instance> Instanced<T> {
     }
 }
 
-fn instance_buffer<T: Instance>(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+fn instance_buffer<T: InstanceData>(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(T::LABEL),
         size: (capacity * std::mem::size_of::<T>()) as wgpu::BufferAddress,

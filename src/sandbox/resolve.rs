@@ -102,6 +102,50 @@ pub enum ResolveError {
 
 /// Resolve `policy`'s paths; `home` is the user's home folder.
 pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, ResolveError> {
+    let write = writable_folders(policy, home)?;
+    // Read-only entries may be files (~/.gitconfig) as well as folders.
+    let read = policy
+        .read
+        .iter()
+        .map(|path| {
+            if !path.is_absolute() {
+                return Err(ResolveError::Relative(path.clone()));
+            }
+            unmoved(path)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for socket in &policy.control_sockets {
+        let place = socket.canonicalize().unwrap_or_else(|_| where_it_lies(socket));
+        if let Some(folder) = write.iter().chain(&read).find(|f| place.starts_with(f)) {
+            let (socket, folder) = (socket.clone(), folder.clone());
+            return Err(ResolveError::ControlSocketInside { socket, folder });
+        }
+    }
+    let mut protect = listed_protections(policy, &write)?;
+    protect.extend(added_protections(policy, &write)?);
+    // A protected file with a second name could be changed through that name.
+    for path in &protect {
+        if let Ok(meta) = path.symlink_metadata() {
+            if meta.is_file() && links(&meta) > 1 {
+                return Err(ResolveError::Unprotectable(
+                    path.clone(),
+                    Unprotected::HardLinks(links(&meta)),
+                ));
+            }
+        }
+    }
+    let unix_sockets = policy
+        .unix_sockets
+        .iter()
+        .map(|path| listed_socket(policy, path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let control_folder = policy.control_folder.clone();
+    Ok(Resolved { write, read, protect, unix_sockets, network: policy.network, control_folder })
+}
+
+/// The writable folders, canonical; `/`, the home folder or a folder holding it refused
+/// unless the policy allows a broad lock.
+fn writable_folders(policy: &Policy, home: Option<&Path>) -> Result<Vec<PathBuf>, ResolveError> {
     let folder = |path: &PathBuf| -> Result<PathBuf, ResolveError> {
         if !path.is_absolute() {
             return Err(ResolveError::Relative(path.clone()));
@@ -126,24 +170,13 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             }
         }
     }
-    // Read-only entries may be files (~/.gitconfig) as well as folders.
-    let read = policy
-        .read
-        .iter()
-        .map(|path| {
-            if !path.is_absolute() {
-                return Err(ResolveError::Relative(path.clone()));
-            }
-            unmoved(path)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    for socket in &policy.control_sockets {
-        let place = socket.canonicalize().unwrap_or_else(|_| where_it_lies(socket));
-        if let Some(folder) = write.iter().chain(&read).find(|f| place.starts_with(f)) {
-            let (socket, folder) = (socket.clone(), folder.clone());
-            return Err(ResolveError::ControlSocketInside { socket, folder });
-        }
-    }
+    Ok(write)
+}
+
+/// The policy's protected paths, canonical. One that is a link or missing is refused where it
+/// lies in a writable folder (git's files only in a repository: a folder without one has no
+/// hooks to plant); elsewhere nothing could change it, and it is left out.
+fn listed_protections(policy: &Policy, write: &[PathBuf]) -> Result<Vec<PathBuf>, ResolveError> {
     let mut protect = Vec::new();
     for path in &policy.protect {
         if !path.is_absolute() {
@@ -153,8 +186,6 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         match path.canonicalize() {
             Ok(canonical) if !is_link => protect.push(canonical),
             _ => {
-                // Only what lies in a writable folder needs protecting; git's files only in a
-                // repository (a folder without one has no hooks to plant).
                 let inside = write.iter().chain(&policy.write).any(|w| path.starts_with(w));
                 let git_file = PROTECTED_IN_EACH_FOLDER.iter().any(|p| path.ends_with(p));
                 let no_repository = path.parent().is_some_and(|git| !git.is_dir());
@@ -165,6 +196,14 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             }
         }
     }
+    Ok(protect)
+}
+
+/// What every lock protects besides the listed paths: paddock's own files inside a writable
+/// folder, a `.git` file naming a repository elsewhere, and the git files of repositories
+/// nested in a writable folder.
+fn added_protections(policy: &Policy, write: &[PathBuf]) -> Result<Vec<PathBuf>, ResolveError> {
+    let mut protect = Vec::new();
     // paddock's own files, wherever a writable folder holds them however it was named.
     let writable = |path: &Path| write.iter().any(|w| path.starts_with(w));
     for path in &policy.guarded {
@@ -174,14 +213,14 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     }
     // A worktree's or submodule's `.git` is a file naming the repository elsewhere: repointing
     // it would hand git a repository of the agent's making, hooks and all. It stays as it is.
-    for folder in &write {
+    for folder in write {
         let git = folder.join(".git");
         if git.symlink_metadata().is_ok_and(|m| m.file_type().is_file()) {
             protect.push(git);
         }
     }
     // Repositories nested in a writable folder, and a writable folder that is a git folder.
-    for folder in &write {
+    for folder in write {
         for path in super::git::nested_protections(folder) {
             match path.symlink_metadata() {
                 Ok(meta) if meta.file_type().is_symlink() => {
@@ -192,49 +231,34 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             }
         }
     }
-    // A protected file with a second name could be changed through that name.
-    for path in &protect {
-        if let Ok(meta) = path.symlink_metadata() {
-            if meta.is_file() && links(&meta) > 1 {
-                return Err(ResolveError::Unprotectable(
-                    path.clone(),
-                    Unprotected::HardLinks(links(&meta)),
-                ));
-            }
-        }
+    Ok(protect)
+}
+
+/// A socket the lock lets through, canonical: refused when it is missing, not a socket, or
+/// one of paddock's control sockets (by path, by its folder, or by a second hard link), the
+/// pane's own endpoint excepted.
+fn listed_socket(policy: &Policy, path: &Path) -> Result<PathBuf, ResolveError> {
+    let real = match unmoved(path) {
+        Err(ResolveError::Missing(path)) => return Err(ResolveError::MissingSocket(path)),
+        other => other?,
+    };
+    let canonical = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+    // Anything in the control folder (instances' sockets, other panes' endpoints) but the
+    // pane's own endpoint.
+    let own = policy.own_endpoint.as_ref().is_some_and(|own| canonical(own) == real);
+    let in_control_folder = !own
+        && policy.control_folder.as_ref().is_some_and(|folder| real.starts_with(canonical(folder)));
+    // By name, and by the file itself (a second hard link names it too).
+    let control = in_control_folder
+        || policy.control_sockets.iter().any(|c| canonical(c) == real)
+        || (!own && same_file_as_any(&real, &control_sockets_of(policy)));
+    if control {
+        return Err(ResolveError::ControlSocketListed(path.to_owned()));
     }
-    let unix_sockets = policy
-        .unix_sockets
-        .iter()
-        .map(|path| {
-            let real = match unmoved(path) {
-                Err(ResolveError::Missing(path)) => return Err(ResolveError::MissingSocket(path)),
-                other => other?,
-            };
-            let canonical = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
-            // Anything in the control folder (instances' sockets, other panes' endpoints) but
-            // the pane's own endpoint.
-            let own = policy.own_endpoint.as_ref().is_some_and(|own| canonical(own) == real);
-            let in_control_folder = !own
-                && policy
-                    .control_folder
-                    .as_ref()
-                    .is_some_and(|folder| real.starts_with(canonical(folder)));
-            // By name, and by the file itself (a second hard link names it too).
-            let control = in_control_folder
-                || policy.control_sockets.iter().any(|c| canonical(c) == real)
-                || (!own && same_file_as_any(&real, &control_sockets_of(policy)));
-            if control {
-                return Err(ResolveError::ControlSocketListed(path.clone()));
-            }
-            match std::fs::metadata(&real) {
-                Ok(meta) if is_socket(&meta) => Ok(real),
-                _ => Err(ResolveError::NotASocket(path.clone())),
-            }
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let control_folder = policy.control_folder.clone();
-    Ok(Resolved { write, read, protect, unix_sockets, network: policy.network, control_folder })
+    match std::fs::metadata(&real) {
+        Ok(meta) if is_socket(&meta) => Ok(real),
+        _ => Err(ResolveError::NotASocket(path.to_owned())),
+    }
 }
 
 /// What protects one of paddock's own paths: its canonical form when a writable folder holds

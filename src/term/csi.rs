@@ -168,10 +168,7 @@ fn set_private_mode(state: &mut State, mode: u16, on: bool) {
     let flag = match mode {
         1 => Modes::APP_CURSOR,
         3 => return state.column_mode_switch(),
-        5 => {
-            state.damage.all();
-            Modes::REVERSE_VIDEO
-        }
+        5 => Modes::REVERSE_VIDEO,
         6 => {
             state.modes.flags.set(Modes::ORIGIN, on);
             return state.goto(0, 0);

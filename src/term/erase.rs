@@ -33,7 +33,6 @@ impl State {
                 }
             }
         }
-        self.damage.row(line);
     }
 
     fn erase_rows(&mut self, rows: Range<usize>, how: Erase) {
@@ -75,9 +74,8 @@ impl State {
             2 if how == Erase::All && !self.mode(Modes::ALT_SCREEN) => self.clear_viewport(),
             2 => self.erase_rows(0..lines, how),
             3 => self.scrollback.clear(),
-            _ => return,
+            _ => {}
         }
-        self.damage.all();
     }
 
     /// ED 2 on the primary screen: what was on screen moves into the scrollback (as Alacritty
@@ -119,7 +117,6 @@ impl State {
         let blank = self.blank();
         let Cursor { row, col, .. } = self.active.cursor;
         self.active.grid.row_mut(row).insert_blank(col, n, blank);
-        self.damage.row(row);
     }
 
     /// DCH. The count is clamped to the cells right of the cursor (Alacritty blanks cells left
@@ -128,7 +125,6 @@ impl State {
         let blank = self.blank();
         let Cursor { row, col, .. } = self.active.cursor;
         self.active.grid.row_mut(row).delete(col, n, blank);
-        self.damage.row(row);
     }
 
     /// DECALN: fill the screen with `E`.
@@ -137,7 +133,6 @@ impl State {
         for row in self.active.grid.rows_mut() {
             row.reset(e);
         }
-        self.damage.all();
     }
 
     /// DECCOLM: the column count stays (the window owns it), but the side effects happen: the
@@ -146,6 +141,5 @@ impl State {
         self.set_region(1, None);
         let (lines, blank) = (self.lines(), self.blank());
         self.active.grid.reset_rows(0..lines, blank);
-        self.damage.all();
     }
 }

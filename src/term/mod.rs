@@ -2,15 +2,15 @@
 //!
 //! Pure: no window, GPU, PTY or IO. [`Terminal::advance`] parses bytes with `vte` into a grid of
 //! compact [`Cell`]s; whoever owns the terminal drains the reply bytes it queued for the
-//! program ([`Terminal::take_replies`]), the events it raised ([`Terminal::take_events`]) and
-//! the rows that changed ([`Terminal::take_damage`]). Nothing here blocks, allocates per
+//! program ([`Terminal::take_replies`]) and the events it raised ([`Terminal::take_events`]);
+//! a renderer reads the rows and tells what changed itself. Nothing here blocks, allocates per
 //! printed character, or panics on any input.
 
+mod accessors;
 mod cell;
 mod colors;
 mod csi;
 mod cursor;
-mod damage;
 mod erase;
 mod events;
 mod grid;
@@ -27,18 +27,16 @@ mod state;
 mod styles;
 mod tabs;
 mod utf8_carry;
-mod view;
 
+pub use accessors::{row_text, CursorView};
 pub use cell::{Cell, Color, HyperlinkId, Style, StyleFlags, StyleId, UnderlineStyle};
 pub use colors::{default_palette, DynamicColor, Rgb};
 pub use cursor::CursorShape;
-pub use damage::DamagedRows;
 pub use events::{PromptMark, Signals, TermEvent};
 pub use modes::{ModeState, Modes, MouseEncoding, MouseTracking};
 pub use row::Row;
 pub use state::MAX_DIMENSION;
 pub use styles::Hyperlink;
-pub use view::{row_text, CursorView};
 
 use state::State;
 
@@ -124,10 +122,5 @@ impl Terminal {
     /// Running counts of bells, notifications and prompts since the terminal started.
     pub fn signals(&self) -> &Signals {
         self.state.outbox.signals()
-    }
-
-    /// Visible rows changed since the last call.
-    pub fn take_damage(&mut self) -> DamagedRows {
-        self.state.damage.take()
     }
 }

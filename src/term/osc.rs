@@ -66,7 +66,6 @@ fn palette(state: &mut State, args: &[&[u8]], terminator: &str) {
             state.outbox.reply(format!("\x1b]4;{index};{color}{terminator}").as_bytes());
         } else if let Some(rgb) = std::str::from_utf8(spec).ok().and_then(parse_color_spec) {
             state.colors.set_palette(index, Some(rgb));
-            state.damage.all();
         }
     }
 }
@@ -80,7 +79,6 @@ fn reset_palette(state: &mut State, args: &[&[u8]]) {
     for index in indices {
         state.colors.set_palette(index, None);
     }
-    state.damage.all();
 }
 
 /// OSC 10/11/12 set or query the dynamic colors; extra arguments address the next ones
@@ -102,7 +100,6 @@ fn dynamic_colors(state: &mut State, command: &[u8], args: &[&[u8]], terminator:
             state.outbox.reply(format!("\x1b]{code};{color}{terminator}").as_bytes());
         } else if let Some(rgb) = std::str::from_utf8(spec).ok().and_then(parse_color_spec) {
             state.colors.set_dynamic(which, Some(rgb));
-            state.damage.all();
         }
     }
 }

@@ -32,7 +32,6 @@ pub fn resize(state: &mut State, cols: usize, lines: usize) {
     }
     state.region = 0..lines;
     state.tabs.resize(cols);
-    state.damage.resize(lines);
 }
 
 /// The alternate screen: rows are cut or padded; rows above the cursor go first when it

@@ -3,8 +3,7 @@
 //! `State` is what the vte parser drives (see `perform.rs`); each method here is one primitive
 //! (print, line feed, erase, scroll, …) with the semantics of xterm as Alacritty implements them,
 //! except where a comment says why we differ. Erasing and editing live in `erase.rs`. Invariants kept by every method: the cursor is
-//! inside the grid, the scroll region is a non-empty range inside the grid, and every row that
-//! changed is marked in `damage`.
+//! inside the grid, and the scroll region is a non-empty range inside the grid.
 
 use std::ops::Range;
 
@@ -13,7 +12,6 @@ use unicode_width::UnicodeWidthChar;
 use super::cell::{Cell, Style};
 use super::colors::ColorOverrides;
 use super::cursor::{Charset, Cursor, CursorShape, Pen};
-use super::damage::Damage;
 use super::events::{Outbox, TermEvent};
 use super::grid::Grid;
 use super::modes::{ModeState, Modes};
@@ -72,7 +70,6 @@ pub struct State {
     /// Rows [start, end) that scroll (DECSTBM).
     pub region: Range<usize>,
     pub tabs: TabStops,
-    pub damage: Damage,
     pub outbox: Outbox,
     pub window: WindowState,
     pub colors: ColorOverrides,
@@ -97,7 +94,6 @@ impl State {
             modes: ModeState::default(),
             region: 0..lines,
             tabs: TabStops::new(cols),
-            damage: Damage::new(lines),
             outbox: Outbox::default(),
             window: WindowState::default(),
             colors: ColorOverrides::default(),
@@ -161,7 +157,6 @@ impl State {
                         cells[col] = Cell::new(c, Cell::WIDE, cursor.pen.id);
                         cells[col + 1] = Cell::new(' ', Cell::WIDE_SPACER, cursor.pen.id);
                     }
-                    self.damage.row(cursor.row);
                     let next = col + width;
                     if next < cols {
                         cursor.col = next;
@@ -241,11 +236,9 @@ impl State {
             }
             if col <= 1 && line > 0 {
                 grid.row_mut(line - 1).cells_mut()[last_col].set_flag(Cell::LEADING_SPACER, false);
-                self.damage.row(line - 1);
             }
         }
         grid.row_mut(line).set(col, Cell::new(c, flags, cursor.pen.id));
-        self.damage.row(line);
     }
 
     /// A zero-width character joins the character before the cursor.
@@ -260,7 +253,6 @@ impl State {
             col = col.saturating_sub(1);
         }
         row.push_mark(col, mark);
-        self.damage.row(cursor.row);
     }
 
     /// Move to the start of the next row because the text continues there.
@@ -452,14 +444,12 @@ impl State {
             None
         };
         self.active.grid.scroll_up(origin..self.region.end, n, blank, history);
-        self.damage.all();
     }
 
     fn scroll_down_from(&mut self, origin: usize, n: usize) {
         let n = n.min(self.region.len());
         let blank = self.blank();
         self.active.grid.scroll_down(origin..self.region.end, n, blank);
-        self.damage.all();
     }
 
     /// IL: insert blank rows at the cursor, inside the region.
@@ -530,7 +520,6 @@ impl State {
         }
         std::mem::swap(&mut self.active, &mut self.inactive);
         self.modes.flags.set(Modes::ALT_SCREEN, true);
-        self.damage.all();
     }
 
     pub fn leave_alt_screen(&mut self, how: AltScreenMode) {
@@ -548,7 +537,6 @@ impl State {
             self.active.cursor = alt_cursor;
         }
         self.modes.flags.set(Modes::ALT_SCREEN, false);
-        self.damage.all();
     }
 
     /// RIS: back to the state of a new terminal of the same size. Queued replies and events

@@ -2,8 +2,7 @@
 //! deliberate difference from Alacritty listed in the differential suite is pinned here too.
 
 use paddock::term::{
-    Color, DamagedRows, PromptMark, StyleFlags, TermConfig, TermEvent, TermSize, Terminal,
-    UnderlineStyle,
+    Color, PromptMark, StyleFlags, TermConfig, TermEvent, TermSize, Terminal, UnderlineStyle,
 };
 
 fn term(cols: usize, lines: usize) -> Terminal {
@@ -303,17 +302,6 @@ fn modes_are_tracked_as_state() {
     let cursor = t.cursor();
     assert!(!cursor.visible);
     assert_eq!((cursor.shape, cursor.blinking), (Some(paddock::term::CursorShape::Beam), true));
-}
-
-#[test]
-fn damage_names_the_rows_that_changed() {
-    let mut t = term(10, 5);
-    assert_eq!(t.take_damage(), DamagedRows::All, "a new terminal draws everything");
-    assert_eq!(t.take_damage(), DamagedRows::Rows(vec![]), "nothing changed since");
-    t.advance(b"\x1b[2;1Hab\x1b[4;1Hc");
-    assert_eq!(t.take_damage(), DamagedRows::Rows(vec![1, 3]));
-    t.advance(b"\x1b[5;1H\n");
-    assert_eq!(t.take_damage(), DamagedRows::All, "a scroll moves every row");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::images::{read_png, write_png};
 
 use paddock::mux::{Axis, Divider, Rect};
 use paddock::render::chrome::{self, Badge, Strip};
-use paddock::render::glow::{push_glow, GlowColors, GlowKind, GlowShape, GlowTarget, Glows};
+use paddock::render::glow::{push_glow, GlowKind, GlowShape, GlowTarget, Glows};
 use paddock::render::gpu::{
     render_offscreen, render_rects, GlowPipeline, Gpu, Image, RectPipeline, TARGET_FORMAT,
 };
@@ -246,7 +246,6 @@ fn the_pulse_overlay_renders_each_state_as_its_golden_image() {
     let mut rect_pipeline = RectPipeline::new(&gpu.device, TARGET_FORMAT);
     let mut glow_pipeline = GlowPipeline::new(&gpu.device, TARGET_FORMAT);
     let spark = chrome::sparkline(&[0.1, 0.4, 0.9, 1.0, 0.7, 0.3, 0.8, 1.0], 0.05);
-    let colors = GlowColors::default();
     // name, state, level, badge and its color, what the pane shows.
     let states = [
         (
@@ -300,7 +299,7 @@ fn the_pulse_overlay_renders_each_state_as_its_golden_image() {
         let mut bands = Vec::new();
         let shape = GlowShape::for_cells(cell.height, cell.height);
         let pane = [0.0, 0.0, width, rows as f32 * cell.height];
-        push_glow(pane, shape, colors.of(kind), intensity, &mut bands);
+        push_glow(pane, shape, kind.color().glow, intensity, &mut bands);
         rect_pipeline.prepare(&gpu.device, &gpu.queue, size, &rects);
         glow_pipeline.prepare(&gpu.device, &gpu.queue, size, &bands);
         let texts: Vec<PaneText> =
@@ -321,7 +320,7 @@ fn the_pulse_overlay_renders_each_state_as_its_golden_image() {
         let inside = pixel(&image, shape.reach as u32 + 1, y);
         let background = theme.background;
         assert_eq!(inside, [background.r, background.g, background.b], "{name}: the glow stops");
-        let hue = colors.of(kind);
+        let hue = kind.color().glow;
         let strongest = |c: [u8; 3]| (0..3).max_by_key(|&i| c[i]).expect("three");
         if kind != GlowKind::Exited {
             assert_eq!(strongest(edge), strongest([hue.r, hue.g, hue.b]), "{name}: {edge:?}");

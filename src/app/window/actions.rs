@@ -15,7 +15,7 @@ use crate::view::{ClipboardNote, Search};
 
 impl WindowApp {
     fn focused(&self) -> Option<PaneId> {
-        self.instance.workspace().mux().focused_pane()
+        self.server.workspace().mux().focused_pane()
     }
 
     /// Carry out a key binding's action; `Some(code)` when the instance should stop.
@@ -24,12 +24,12 @@ impl WindowApp {
         match action {
             Action::NewTab => {
                 // Opened from a locked pane, it is locked the same way.
-                if let Err(why) = self.instance.workspace_mut().open_tab_from(focused) {
+                if let Err(why) = self.server.workspace_mut().open_tab_from(focused) {
                     eprintln!("paddock: cannot open a tab: {why}");
                 }
             }
             Action::ClosePane => {
-                return focused.and_then(|pane| self.instance.close_pane(pane));
+                return focused.and_then(|pane| self.server.close_pane(pane));
             }
             Action::SplitRight | Action::SplitDown => {
                 let axis = match action {
@@ -37,7 +37,7 @@ impl WindowApp {
                     _ => Axis::Vertical,
                 };
                 let split =
-                    focused.map(|pane| self.instance.workspace_mut().split(pane, axis, vec![]));
+                    focused.map(|pane| self.server.workspace_mut().split(pane, axis, vec![]));
                 if let Some(Err(why)) = split {
                     eprintln!("paddock: cannot split the pane: {why}");
                 }
@@ -49,15 +49,15 @@ impl WindowApp {
                     Action::FocusUp => Direction::Up,
                     _ => Direction::Down,
                 };
-                self.instance.workspace_mut().focus_direction(direction);
+                self.server.workspace_mut().focus_direction(direction);
             }
             Action::ZoomPane => {
-                self.instance.workspace_mut().toggle_zoom();
+                self.server.workspace_mut().toggle_zoom();
                 self.forget_positions();
             }
             Action::NextTab | Action::PreviousTab => {
                 let step = if action == Action::NextTab { 1 } else { -1 };
-                self.instance.workspace_mut().cycle_tab(step);
+                self.server.workspace_mut().cycle_tab(step);
             }
             Action::FontBigger | Action::FontSmaller | Action::FontReset => {
                 let size = match action {
@@ -96,7 +96,7 @@ impl WindowApp {
                 if let Some(pane) = focused {
                     // The old screen goes with the old program.
                     self.views.remove(&pane);
-                    self.instance.restart_pane(pane);
+                    self.server.restart_pane(pane);
                 }
             }
         }
@@ -106,7 +106,7 @@ impl WindowApp {
     /// The configuration file changed: a good one takes effect now (look, keys; threads that
     /// changed are only marked), a broken one is shown in the `config` tab and changes nothing.
     pub(super) fn reload_config(&mut self) {
-        match self.instance.reload_config() {
+        match self.server.reload_config() {
             Some(config) => {
                 if config.font.size != self.config.font.size {
                     self.base_font_size = config.font.size;
@@ -123,7 +123,7 @@ impl WindowApp {
                 self.fit();
             }
             None => {
-                let problems = self.instance.workspace().config_problems().map(str::to_owned);
+                let problems = self.server.workspace().config_problems().map(str::to_owned);
                 self.show_config_problems(problems);
             }
         }
@@ -133,7 +133,7 @@ impl WindowApp {
     /// Show the configuration's problems in the `config` tab (opened, or refreshed), or close
     /// the tab when there are none. The focus stays where it is.
     pub(super) fn show_config_problems(&mut self, problems: Option<String>) {
-        let workspace = self.instance.workspace_mut();
+        let workspace = self.server.workspace_mut();
         if let Some(pane) = self.config_notice.take() {
             drop(workspace.take(pane));
         }
@@ -162,7 +162,7 @@ impl WindowApp {
         let Some(pane) = self.focused() else {
             return;
         };
-        let Some(session) = self.instance.workspace().session(pane) else {
+        let Some(session) = self.server.workspace().session(pane) else {
             return;
         };
         let term = session.term();
@@ -193,7 +193,7 @@ impl WindowApp {
             return;
         };
         self.views.entry(pane).or_default().follow();
-        let Some(session) = self.instance.workspace().session(pane) else {
+        let Some(session) = self.server.workspace().session(pane) else {
             return;
         };
         let bracketed = {
@@ -256,7 +256,7 @@ impl WindowApp {
             return;
         }
         self.views.entry(pane).or_default().follow();
-        if let Some(session) = self.instance.workspace().session(pane) {
+        if let Some(session) = self.server.workspace().session(pane) {
             let _ = session.send(text.as_bytes().to_vec());
         }
     }
@@ -272,7 +272,7 @@ impl WindowApp {
 
     /// Move to the next older (or newer) match and bring it into view.
     fn jump(&mut self, pane: PaneId, older: bool) {
-        let Some(session) = self.instance.workspace().session(pane) else {
+        let Some(session) = self.server.workspace().session(pane) else {
             return;
         };
         let term = session.term();

@@ -14,9 +14,7 @@ use crate::input::Chord;
 use crate::mux::{PaneId, Rect};
 use crate::pulse::{PanePulse, PulseState, Reason};
 use crate::render::chrome;
-use crate::render::glow::{
-    push_glow, GlowColors, GlowInstance, GlowKind, GlowShape, GlowTarget, Glows,
-};
+use crate::render::glow::{push_glow, GlowInstance, GlowKind, GlowShape, GlowTarget, Glows};
 use crate::render::scene::{
     push_dividers, push_pane, rgba, CellSize, CursorStyle, PaneScene, RectInstance, Theme,
 };
@@ -199,11 +197,10 @@ impl FrameBuilder {
         let targets: Vec<(u32, GlowTarget)> = panes.iter().map(|p| (p.0, p.1)).collect();
         self.glows.step(&targets, now);
         let shape = GlowShape::for_cells(cell.height, strip);
-        let colors = GlowColors::default();
         let mut bands = Vec::new();
         for &(pane, _, area) in panes {
             if let Some((kind, intensity)) = self.glows.look(pane, now) {
-                push_glow(area, shape, colors.of(kind), intensity, &mut bands);
+                push_glow(area, shape, kind.color().glow, intensity, &mut bands);
             }
         }
         bands
@@ -212,13 +209,17 @@ impl FrameBuilder {
 
 /// What a pane's pulse asks of its glow.
 fn glow_target(pulse: &PanePulse) -> GlowTarget {
-    let kind = match pulse.state {
+    GlowTarget { kind: kind_of(&pulse.state), level: pulse.level(), in_state: pulse.since }
+}
+
+/// Which of the states the glow, badges and marks know a pane's pulse is in.
+fn kind_of(state: &PulseState) -> GlowKind {
+    match state {
         PulseState::Working => GlowKind::Working,
         PulseState::Quiet => GlowKind::Quiet,
         PulseState::NeedsYou(_) => GlowKind::NeedsYou,
         PulseState::Exited(_) => GlowKind::Exited,
-    };
-    GlowTarget { kind, level: pulse.level(), in_state: pulse.since }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -296,14 +297,9 @@ fn urgency(state: &PulseState) -> u8 {
     }
 }
 
-/// The SGR color of a pulse badge: working green, quiet blue, needs-you red, exited white.
+/// The SGR color of a pulse badge or tab mark (`GlowKind::color`).
 fn pulse_color(state: &PulseState) -> u8 {
-    match state {
-        PulseState::Working => 32,
-        PulseState::Quiet => 34,
-        PulseState::NeedsYou(_) => 31,
-        PulseState::Exited(_) => 37,
-    }
+    kind_of(state).color().ansi
 }
 
 /// How much a tab's lock word should worry its reader: the worst of its panes is shown.

@@ -25,7 +25,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy}
 use winit::keyboard::ModifiersState;
 use winit::window::{Window, WindowId};
 
-use super::headless::{HeadlessOptions, Instance};
+use super::server::{Server, ServerOptions};
 use super::signals::{Signal, SignalListener};
 use crate::config::{ClipboardRule, Config};
 use crate::ctl::Call;
@@ -47,7 +47,7 @@ enum UserEvent {
 }
 
 /// Run with a window until it is closed or the instance is stopped. Returns the exit code.
-pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
+pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let signals = SignalListener::start().context("cannot set up signal handling")?;
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
@@ -62,16 +62,16 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
             }
         })
     };
-    let instance = Instance::start(&options, wake)?;
+    let server = Server::start(&options, wake)?;
     let config = options.config.clone();
-    forward(instance.calls().clone(), proxy.clone(), UserEvent::Call);
+    forward(server.calls().clone(), proxy.clone(), UserEvent::Call);
     forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
-    forward(instance.config_changes(), proxy.clone(), |()| UserEvent::ConfigChanged);
+    forward(server.config_changes(), proxy.clone(), |()| UserEvent::ConfigChanged);
     let gpu_instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(
         Box::new(event_loop.owned_display_handle()),
     ));
     let mut app = WindowApp {
-        instance,
+        server,
         gpu: gpu_instance,
         surface: None,
         pending,
@@ -96,7 +96,7 @@ pub fn run(options: HeadlessOptions) -> anyhow::Result<u8> {
         return Err(error);
     }
     let code = app.exit_code.unwrap_or(0);
-    app.instance.shut_down();
+    app.server.shut_down();
     Ok(code)
 }
 
@@ -116,7 +116,7 @@ fn forward<T: Send + 'static>(
 }
 
 struct WindowApp {
-    instance: Instance,
+    server: Server,
     gpu: wgpu::Instance,
     surface: Option<Surface>,
     pending: Arc<AtomicBool>,
@@ -159,8 +159,8 @@ impl WindowApp {
     fn fit(&mut self) {
         if let Some(surface) = &self.surface {
             let grid = surface.grid();
-            if grid != self.instance.workspace().area_size() {
-                self.instance.workspace_mut().set_area(grid);
+            if grid != self.server.workspace().area_size() {
+                self.server.workspace_mut().set_area(grid);
                 self.forget_positions();
             }
         }
@@ -182,7 +182,7 @@ impl WindowApp {
     /// clipboard as the pane's rule says (allowed, held for the user, or refused; reads are
     /// always refused: a program may not read what the user copied elsewhere).
     fn take_events(&mut self) {
-        let workspace = self.instance.workspace();
+        let workspace = self.server.workspace();
         let mut events = Vec::new();
         for (_, pane) in workspace.mux().all_panes() {
             if let Some(session) = workspace.session(pane) {
@@ -199,7 +199,7 @@ impl WindowApp {
                 TermEvent::ClipboardStore { selection, data } => {
                     let primary = selection.contains('p') && !selection.contains('c');
                     let text = String::from_utf8_lossy(&data).into_owned();
-                    let note = match self.instance.workspace().clipboard_rule(pane) {
+                    let note = match self.server.workspace().clipboard_rule(pane) {
                         ClipboardRule::Allow => {
                             self.clipboard.set(Board::of(primary), text);
                             continue;
@@ -219,7 +219,7 @@ impl WindowApp {
             return;
         };
         let now = Instant::now();
-        let live = self.instance.workspace().mux().all_panes();
+        let live = self.server.workspace().mux().all_panes();
         self.views.retain(|pane, _| live.iter().any(|(_, p)| p == pane));
         self.flashes.retain(|_, at| now < *at + frame::FLASH);
         let cx = FrameContext {
@@ -235,7 +235,7 @@ impl WindowApp {
             glow: self.config.pulse_glow,
             now,
         };
-        let frame = self.frames.build(self.instance.workspace(), &cx);
+        let frame = self.frames.build(self.server.workspace(), &cx);
         if let Err(e) = surface.draw(&frame) {
             eprintln!("paddock: cannot draw: {e}");
         }
@@ -261,7 +261,7 @@ impl WindowApp {
             if let Some(code) = self.act(action) {
                 return self.stop(event_loop, code);
             }
-            if self.instance.workspace().mux().tabs().is_empty() {
+            if self.server.workspace().mux().tabs().is_empty() {
                 // The last pane closed: so does the window.
                 return self.stop(event_loop, 0);
             }
@@ -271,7 +271,7 @@ impl WindowApp {
         if self.search_key(event) {
             return;
         }
-        let workspace = self.instance.workspace();
+        let workspace = self.server.workspace();
         let Some(pane) = workspace.mux().focused_pane() else {
             return;
         };
@@ -296,7 +296,7 @@ impl WindowApp {
 
     /// Announce on the desktop each pane that has just turned needs-you out of sight.
     fn announce(&mut self) {
-        let workspace = self.instance.workspace();
+        let workspace = self.server.workspace();
         // A pane turns needs-you only in a new sample; most wake-ups are output between two.
         if !workspace.pulses().is_some_and(|pulses| self.notifier.is_new(pulses)) {
             return;
@@ -330,7 +330,7 @@ impl WindowApp {
     /// Tell the focused pane's program that the window gained or lost focus (mode 1004).
     fn report_focus(&mut self, focused: bool) {
         self.window_focused = focused;
-        let workspace = self.instance.workspace();
+        let workspace = self.server.workspace();
         let Some(session) = workspace.mux().focused_pane().and_then(|p| workspace.session(p))
         else {
             return;
@@ -372,12 +372,12 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         if let Some(surface) = &self.surface {
             surface.window().set_ime_allowed(true);
         }
-        self.instance.workspace_mut().set_header_rows(1);
+        self.server.workspace_mut().set_header_rows(1);
         self.fit();
-        if let Err(e) = self.instance.open_first_tab() {
+        if let Err(e) = self.server.open_first_tab() {
             return self.fail(event_loop, e);
         }
-        let problems = self.instance.workspace().config_problems().map(str::to_owned);
+        let problems = self.server.workspace().config_problems().map(str::to_owned);
         self.show_config_problems(problems);
         self.redraw();
     }
@@ -393,7 +393,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                 self.redraw();
             }
             UserEvent::Call(call) => {
-                if let Some(code) = self.instance.answer(call) {
+                if let Some(code) = self.server.answer(call) {
                     return self.stop(event_loop, code);
                 }
                 self.redraw();
@@ -401,8 +401,8 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             UserEvent::Signal(Signal::Stop(_)) => self.stop(event_loop, 0),
             UserEvent::ConfigChanged => self.reload_config(),
             UserEvent::Signal(Signal::Child) => {
-                self.instance.workspace_mut().check_ended_locks();
-                if let Some(code) = self.instance.first_exit() {
+                self.server.workspace_mut().check_ended_locks();
+                if let Some(code) = self.server.first_exit() {
                     return self.stop(event_loop, code);
                 }
                 self.redraw();

@@ -90,7 +90,7 @@ impl WindowApp {
         }
         let (col, row) = (x.floor() as usize, y.floor() as usize);
         let grid = surface.grid();
-        let tab = self.instance.workspace().mux().active_tab()?;
+        let tab = self.server.workspace().mux().active_tab()?;
         let (panes, dividers) = tab.layout(Rect::new(0, 0, grid.cols, grid.lines));
         if let Some((index, divider)) =
             dividers.iter().enumerate().find(|(_, d)| d.rect.contains(col, row))
@@ -98,7 +98,7 @@ impl WindowApp {
             return Some(Hit::Divider(index, *divider));
         }
         let (pane, rect) = panes.iter().find(|(_, r)| r.contains(col, row))?;
-        let header = self.instance.workspace().header_rows();
+        let header = self.server.workspace().header_rows();
         if row < rect.row + header {
             return Some(Hit::Strip(*pane));
         }
@@ -110,7 +110,7 @@ impl WindowApp {
         if self.modifiers.shift_key() {
             return None;
         }
-        let session = self.instance.workspace().session(pane)?;
+        let session = self.server.workspace().session(pane)?;
         let modes = session.term().modes();
         (modes.mouse != MouseTracking::Off).then_some(modes)
     }
@@ -120,7 +120,7 @@ impl WindowApp {
             return false;
         };
         if let Some(bytes) = encode_mouse(action, col, row, self.modifiers(), modes) {
-            if let Some(session) = self.instance.workspace().session(pane) {
+            if let Some(session) = self.server.workspace().session(pane) {
                 let _ = session.send(bytes);
             }
         }
@@ -169,15 +169,15 @@ impl WindowApp {
             Some(Hit::TabBar { col }) if button == MouseButton::Left => {
                 let spans = &self.frames.tab_spans;
                 if let Some(index) = spans.iter().position(|s| s.contains(&col)) {
-                    self.instance.workspace_mut().activate_tab(index);
+                    self.server.workspace_mut().activate_tab(index);
                 }
             }
             Some(Hit::Divider(index, divider)) if button == MouseButton::Left => {
                 self.pointer.press = Some(Press::Divider(index, divider));
             }
-            Some(Hit::Strip(pane)) => self.instance.workspace_mut().focus(pane),
+            Some(Hit::Strip(pane)) => self.server.workspace_mut().focus(pane),
             Some(Hit::Pane { pane, row, col }) => {
-                self.instance.workspace_mut().focus(pane);
+                self.server.workspace_mut().focus(pane);
                 if self.report(pane, MouseAction::Press(button), row, col) {
                     self.pointer.press = Some(Press::Reported(pane, button));
                     self.pointer.reported_cell = Some((row, col));
@@ -215,7 +215,7 @@ impl WindowApp {
     }
 
     fn start_selection(&mut self, pane: PaneId, row: usize, col: usize) {
-        let Some(session) = self.instance.workspace().session(pane) else {
+        let Some(session) = self.server.workspace().session(pane) else {
             return;
         };
         let term = session.term();
@@ -244,13 +244,13 @@ impl WindowApp {
         let surface = self.surface.as_ref()?;
         let cell = surface.cell_size();
         let grid = surface.grid();
-        let tab = self.instance.workspace().mux().tab_of(pane)?;
+        let tab = self.server.workspace().mux().tab_of(pane)?;
         let (panes, _) = tab.layout(Rect::new(0, 0, grid.cols, grid.lines));
         let (_, rect) = panes.into_iter().find(|(p, _)| *p == pane)?;
         let [left, top] = surface.grid_origin();
         let x = ((self.pointer.position.x as f32 - left) / cell.width).floor() as isize;
         let y = ((self.pointer.position.y as f32 - top) / cell.height).floor() as isize;
-        let header = self.instance.workspace().header_rows();
+        let header = self.server.workspace().header_rows();
         let row = y - (rect.row + header) as isize;
         Some((rect, row, x - rect.col as isize))
     }
@@ -261,7 +261,7 @@ impl WindowApp {
         let Some((rect, row, col)) = self.pointer_in(pane) else {
             return;
         };
-        let Some(session) = self.instance.workspace().session(pane) else {
+        let Some(session) = self.server.workspace().session(pane) else {
             return;
         };
         let term = session.term();
@@ -285,7 +285,7 @@ impl WindowApp {
 
     /// Copy the pane's selection to the clipboard (and the primary selection).
     pub(super) fn copy_selection(&mut self, pane: PaneId, primary: bool) {
-        let Some(session) = self.instance.workspace().session(pane) else {
+        let Some(session) = self.server.workspace().session(pane) else {
             return;
         };
         let Some(selection) = self.views.get(&pane).and_then(|v| v.selection) else {
@@ -321,7 +321,7 @@ impl WindowApp {
             return;
         }
         let ratio = (at - start as f32) / (span - 1) as f32;
-        self.instance.workspace_mut().set_divider_ratio(index, ratio);
+        self.server.workspace_mut().set_divider_ratio(index, ratio);
         self.redraw();
     }
 
@@ -347,7 +347,7 @@ impl WindowApp {
             }
             return;
         }
-        let Some(session) = self.instance.workspace().session(pane) else {
+        let Some(session) = self.server.workspace().session(pane) else {
             return;
         };
         let term = session.term();

@@ -11,20 +11,20 @@ use std::sync::Arc;
 use crate::config::{ClipboardRule, Placement, ThreadSpec};
 use crate::ctl::protocol::ErrorCode;
 use crate::mux::{Axis, Mux, PaneId, Rect};
-use crate::pty::{Locked, PaneLock, PaneSession, PtyError, SpawnSpec};
-use crate::sandbox::{Enforcement, Policy};
+use crate::pty::PaneSession;
+use crate::sandbox::Enforcement;
 use crate::vault::Vault;
 
 mod control;
+mod start;
 
 pub use control::Outcome;
 
 use super::git_watch::{GitWatch, Who};
 use super::pane_endpoint::{Endpoint, PaneEndpoints};
-use super::pulse;
-use super::secrets::{self, Granted, PaneSecrets};
+use super::secrets::PaneSecrets;
 use super::split_lock::{self, InheritedLock};
-use crate::pulse::{Activity, Sampler};
+use crate::pulse::Sampler;
 use crate::term::TermSize;
 
 #[derive(Clone, Debug)]
@@ -479,133 +479,6 @@ impl Workspace {
         } else {
             command
         }
-    }
-
-    fn start(&mut self, pane: PaneId, launch: Launch, size: TermSize) -> Result<(), Refusal> {
-        let mut env = vec![("PADDOCK_SOCKET".into(), self.options.socket.display().to_string())];
-        let thread = launch.thread.as_ref();
-        if let Some(thread) = thread {
-            env.push(("PADDOCK_THREAD".into(), thread.name.clone()));
-            env.extend(thread.env.iter().cloned());
-        }
-        let granted = match thread {
-            Some(thread) => {
-                let cwd = launch.cwd.as_deref();
-                secrets::grant(&mut self.vault, thread, &launch.command, cwd, pane)
-                    .map_err(|why| Refusal(ErrorCode::Failed, why))?
-            }
-            None => Granted::default(),
-        };
-        let Granted { env: secret_env, names: secret_names, notice } = granted;
-        // The thread's lock, or the one of the pane this one was split from.
-        let own = thread.and_then(|t| t.lock.as_ref().map(|lock| (lock, t.env_pass.as_slice())));
-        let split = launch.inherited.as_ref().map(|i| (&i.lock, i.env_pass.as_slice()));
-        // A locked program's environment is built from an allow-list (`sandbox::env`).
-        let lock = own.or(split).map(|(lock, env_pass)| {
-            (lock, crate::sandbox::env::build(std::env::vars_os(), env_pass))
-        });
-        let env_names = lock.as_ref().map(|(_, built)| built.names.clone());
-        // Before the program runs: what git would find in its writable folders.
-        let git_watch = lock.as_ref().map(|(lock, _)| GitWatch::start(lock));
-        // A locked program talks to its own endpoint, never to the instance's socket.
-        let endpoint = match (&lock, &self.options.endpoints) {
-            (Some(_), Some(endpoints)) => {
-                self.endpoints_opened += 1;
-                endpoints.open(pane, self.endpoints_opened).map_err(|why| {
-                    Refusal(ErrorCode::Failed, format!("cannot open the pane's endpoint: {why}"))
-                })?
-            }
-            _ => None,
-        };
-        let endpoint_path = endpoint.as_ref().map(|(_, path)| path.clone());
-        if let Some(path) = &endpoint_path {
-            env[0].1 = path.display().to_string();
-        }
-        let spec = SpawnSpec {
-            argv: launch.command.clone(),
-            cwd: launch.cwd.clone(),
-            env,
-            pane: pane.0,
-            size,
-            scrollback_lines: self.options.scrollback_lines,
-            lock: match (lock, thread) {
-                (Some((lock, built)), _) => PaneLock::Locked(Box::new(Locked {
-                    policy: self.pane_policy(lock, endpoint_path.as_deref()),
-                    launcher: self.options.launcher.clone(),
-                    inherited_env: built.vars,
-                })),
-                (None, Some(ThreadSpec { unlocked: true, .. })) => PaneLock::Unlocked,
-                _ => PaneLock::None,
-            },
-            secrets: secret_env,
-            notice,
-            activity: self.sampler.as_ref().map(|s| Arc::new(Activity::new(s.epoch()))),
-        };
-        let activity = spec.activity.clone();
-        let spawned = PaneSession::spawn(spec, self.wake.clone());
-        let Launch { command, cwd, thread, inherited } = launch;
-        let (session, lock) = match spawned {
-            Ok(session) => {
-                if let Some((sampler, activity)) = self.sampler.as_ref().zip(activity) {
-                    sampler.watch(pulse::watch(pane, activity, &session, thread.as_ref()));
-                }
-                let lock = session.enforcement();
-                (session, lock)
-            }
-            // The pane stays, saying why its thread did not start and showing the refusal.
-            Err(PtyError::LockRefused(why)) => {
-                let name = thread.as_ref().map_or("", |t| t.name.as_str());
-                let why_not =
-                    format!("its folder lock cannot be enforced: {why}. It never runs unlocked.");
-                let text = not_started(name, &why_not);
-                let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
-                (session, Enforcement::Refused(why))
-            }
-            Err(e) => return Err(Refusal(ErrorCode::Failed, e.to_string())),
-        };
-        let secrets = (!secret_names.is_empty()).then(|| PaneSecrets {
-            names: secret_names,
-            thread: thread.as_ref().map(|t| t.name.clone()),
-            pane,
-            program: command.first().cloned(),
-            counts: session.mask_counts(),
-            state: self.vault.as_ref().map(|v| v.state().to_owned()).unwrap_or_default(),
-        });
-        let ran_locked = matches!(lock, Enforcement::Locked { .. } | Enforcement::Degraded(_));
-        let env_passed = env_names.filter(|_| ran_locked);
-        let endpoint = endpoint.map(|(server, _)| server);
-        let entry = Pane {
-            session,
-            command,
-            cwd,
-            size,
-            thread,
-            lock,
-            env_passed,
-            inherited,
-            secrets,
-            endpoint,
-            git_watch,
-        };
-        self.panes.insert(pane, entry);
-        Ok(())
-    }
-
-    /// What the kernel is asked to enforce for a pane under `lock`: the lock, paddock's own
-    /// files guarded, its control sockets kept out, and the pane's own endpoint let through.
-    fn pane_policy(
-        &self,
-        lock: &crate::config::LockPolicy,
-        endpoint: Option<&std::path::Path>,
-    ) -> Policy {
-        let mut policy = Policy {
-            control_sockets: super::lock::exposed_control_sockets(&self.options.socket),
-            control_folder: super::lock::control_folder(),
-            ..super::lock::policy_for(lock, &self.options.guarded)
-        };
-        policy.unix_sockets.extend(endpoint.map(std::path::Path::to_owned));
-        policy.own_endpoint = endpoint.map(std::path::Path::to_owned);
-        policy
     }
 
     fn pane_mut(&mut self, pane: PaneId) -> Result<&mut Pane, Refusal> {

@@ -9,7 +9,7 @@
 //! within [`HOLD_DEADLINE`] (a program that prints a value slowly enough, byte by byte, is not
 //! masked: the README says so).
 //!
-//! The multi-pattern search (aho-corasick) knows only each value's first [`PREFIX`] bytes;
+//! The multi-pattern search (aho-corasick) knows only each value's first `PREFIX` bytes;
 //! every candidate is checked against the whole value, which lives only in wiped memory.
 //!
 //! Three parts: `scan` (the escape-sequence syntax: which bytes are text), `matcher` (where

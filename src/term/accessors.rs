@@ -1,4 +1,5 @@
-//! Read-only views of the terminal for renderers, replay and tests.
+//! Read-only accessors of the terminal for renderers, replay and tests: rows, cursor, modes,
+//! styles, titles and the text of the screen.
 
 use super::cell::{HyperlinkId, Style, StyleId};
 use super::colors::{DynamicColor, Rgb};

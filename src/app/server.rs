@@ -1,0 +1,345 @@
+//! One running paddock instance, with or without a window: its workspace, its control socket
+//! (and locked panes' endpoints), the panes being closed in the background, and the
+//! configuration file it watches. `headless` runs it without a window, `window` with one.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::pane_endpoint::{self, PaneEndpoints};
+use super::workspace::{Outcome, Workspace, WorkspaceOptions};
+use crate::config::watch::{watch, ConfigWatcher};
+use crate::config::{Config, ThreadSpec};
+use crate::ctl::protocol::Reply;
+use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer, Scope};
+use crate::mux::PaneId;
+use crate::pty::{PaneSession, PaneStatus};
+use crate::term::TermSize;
+
+/// How long `--exit-with-child` waits, after the program exits, for the rest of its output.
+const OUTPUT_DRAIN: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// The first tab's command; empty means the user's shell.
+    pub command: Vec<String>,
+    pub exit_with_child: bool,
+    /// The virtual window panes are laid out in.
+    pub size: TermSize,
+    /// The configuration in force (with `--scrollback` already applied).
+    pub config: Config,
+    /// The configuration file's problems, when it has some (the defaults are used then).
+    pub config_problems: Option<String>,
+    /// The configuration file, watched for edits (it need not exist yet).
+    pub config_path: Option<PathBuf>,
+    /// Where to listen; by default `<socket dir>/<pid>.sock`.
+    pub socket: Option<PathBuf>,
+}
+
+/// One running instance, with or without a window: its workspace, its control socket, and the
+/// panes being closed in the background.
+pub struct Server {
+    workspace: Workspace,
+    control: ControlServer,
+    closing: Vec<JoinHandle<()>>,
+    command: Vec<String>,
+    /// The configured threads, opened at launch when no command is given.
+    threads: Vec<ThreadSpec>,
+    /// The first tab's pane, whose end ends the instance (`--exit-with-child`).
+    first: Option<PaneId>,
+    exit_with_child: bool,
+    config_path: Option<PathBuf>,
+    /// Signals edits of the configuration file while it lives.
+    config_watch: Option<(ConfigWatcher, crossbeam_channel::Receiver<()>)>,
+}
+
+impl Server {
+    /// Listen on the control socket. Signal handling must already be set up (see `signals`).
+    /// `wake` is called when a pane parsed output.
+    pub fn start(
+        options: &ServerOptions,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> anyhow::Result<Server> {
+        let socket = match options.socket.clone() {
+            Some(path) => path,
+            None => {
+                let dir = socket_dir();
+                prepare_socket_dir(&dir)?;
+                instance_socket(&dir, std::process::id())
+            }
+        };
+        let control = ControlServer::bind(&socket)?;
+        if let Some(problems) = &options.config_problems {
+            eprintln!("paddock: the configuration has problems; using the defaults:\n{problems}");
+        }
+        let launcher = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock"));
+        let workspace_options = WorkspaceOptions {
+            area: options.size,
+            scrollback_lines: options.config.scrollback_lines,
+            default_command: vec![user_shell()],
+            guarded: super::lock::guarded_paths(options.config_path.as_deref(), &launcher),
+            launcher,
+            socket,
+            pulse_rate: options.config.pulse_rate,
+            endpoints: Some(PaneEndpoints::new(socket_dir().join("panes"), control.sender())),
+        };
+        let mut workspace = Workspace::new(workspace_options, wake);
+        workspace.set_threads(options.config.threads.clone());
+        workspace.set_config_problems(options.config_problems.clone());
+        let config_watch = options.config_path.as_deref().and_then(|path| {
+            watch(path)
+                .inspect_err(|e| {
+                    // No configuration folder is the common case of no configuration at all.
+                    if path.parent().is_some_and(Path::is_dir) {
+                        eprintln!(
+                            "paddock: cannot watch {} for changes ({e}); edits apply at the next start",
+                            path.display()
+                        );
+                    }
+                })
+                .ok()
+        });
+        Ok(Server {
+            workspace,
+            control,
+            closing: Vec::new(),
+            command: options.command.clone(),
+            threads: options.config.threads.clone(),
+            first: None,
+            exit_with_child: options.exit_with_child,
+            config_path: options.config_path.clone(),
+            config_watch,
+        })
+    }
+
+    /// Open the first tabs (the command given, else the configured threads, else the user's
+    /// shell) and print the control socket's path on stdout.
+    pub fn open_first_tab(&mut self) -> anyhow::Result<()> {
+        let first = if self.command.is_empty() && !self.threads.is_empty() {
+            let threads = std::mem::take(&mut self.threads);
+            let panes: Vec<PaneId> =
+                threads.iter().map(|spec| self.workspace.open_thread(spec)).collect();
+            panes[0]
+        } else {
+            self.workspace
+                .open_tab(None, None, self.command.clone())
+                .map_err(anyhow::Error::msg)
+                .context("cannot start the first pane")?
+        };
+        self.workspace.focus(first);
+        self.first = Some(first);
+        announce(self.control.path());
+        Ok(())
+    }
+
+    pub fn calls(&self) -> &crossbeam_channel::Receiver<Call> {
+        self.control.calls()
+    }
+
+    /// A signal after each edit of the configuration file (never, when it is not watched).
+    pub fn config_changes(&self) -> crossbeam_channel::Receiver<()> {
+        match &self.config_watch {
+            Some((_, changes)) => changes.clone(),
+            None => crossbeam_channel::never(),
+        }
+    }
+
+    /// Read the configuration file again. A good one is in force from now on and returned
+    /// (running threads keep going; the ones it defines differently are marked); a broken one
+    /// changes nothing, and its problems are told on stderr and by `paddock ls`.
+    pub fn reload_config(&mut self) -> Option<Config> {
+        let path = self.config_path.as_ref()?;
+        match crate::config::load(path) {
+            Ok(loaded) => {
+                let config = loaded.unwrap_or_default();
+                self.workspace.set_threads(config.threads.clone());
+                self.workspace.set_scrollback_lines(config.scrollback_lines);
+                self.workspace.set_pulse_rate(config.pulse_rate);
+                self.workspace.set_config_problems(None);
+                Some(config)
+            }
+            Err(problems) => {
+                let text = problems.to_string();
+                eprintln!(
+                    "paddock: the configuration has problems; keeping the last good one:\n{text}"
+                );
+                self.workspace.set_config_problems(Some(text));
+                None
+            }
+        }
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    pub fn workspace_mut(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    /// Carry out a control request; `Some(code)` when the instance should stop.
+    pub fn answer(&mut self, call: Call) -> Option<u8> {
+        let first = self.first.filter(|_| self.exit_with_child);
+        let code = answer(&mut self.workspace, call, first, &mut self.closing);
+        self.closing.retain(|handle| !handle.is_finished());
+        code
+    }
+
+    /// Close `pane` (the window's key binding): its grace period runs off this thread, but the
+    /// instance's first pane under `--exit-with-child` ends the instance with its program's
+    /// exit code, returned here.
+    pub fn close_pane(&mut self, pane: PaneId) -> Option<u8> {
+        let session = self.workspace.take(pane)?;
+        if self.exit_with_child && self.first == Some(pane) {
+            return Some(process_exit_code(session.close()));
+        }
+        self.retire(session);
+        None
+    }
+
+    /// Start `pane`'s thread again from its current definition (the window's key binding);
+    /// why not goes to stderr, as there is nobody to reply to.
+    pub fn restart_pane(&mut self, pane: PaneId) {
+        match self.workspace.restart(pane) {
+            Ok(old) => self.retire(old),
+            Err(why) => eprintln!("paddock: cannot restart pane {}: {why}", pane.0),
+        }
+    }
+
+    /// Close `session` off this thread; `shut_down` waits for it.
+    fn retire(&mut self, session: PaneSession) {
+        self.closing.retain(|handle| !handle.is_finished());
+        self.closing.push(std::thread::spawn(move || {
+            session.close();
+        }));
+    }
+
+    /// With `--exit-with-child`, the first program's exit code once it has ended.
+    pub fn first_exit(&mut self) -> Option<u8> {
+        match (self.exit_with_child, self.first) {
+            (true, Some(first)) => first_exit(&mut self.workspace, first),
+            _ => None,
+        }
+    }
+
+    /// Close every pane (all at once) and wait for panes being closed.
+    pub fn shut_down(&mut self) {
+        shut_down(&mut self.workspace, std::mem::take(&mut self.closing));
+    }
+}
+
+/// Carry out one call; `Some(code)` when the instance should stop. `first` is the pane whose
+/// end ends the instance (`--exit-with-child`).
+fn answer(
+    workspace: &mut Workspace,
+    call: Call,
+    first: Option<PaneId>,
+    closing: &mut Vec<JoinHandle<()>>,
+) -> Option<u8> {
+    // A locked pane's endpoint may ask only about its own pane (see `pane_endpoint`).
+    let own = match call.scope {
+        Scope::Instance => None,
+        Scope::Pane(own) => Some(PaneId(own)),
+    };
+    if let Some(refusal) = own.and_then(|own| pane_endpoint::allowed(own, &call.request).err()) {
+        call.answer(refusal.reply());
+        return None;
+    }
+    let request = call.request.clone();
+    match workspace.handle(request) {
+        Outcome::Reply(mut reply) => {
+            if let Some(own) = own {
+                pane_endpoint::own_view(own, &mut reply);
+            }
+            call.answer(reply)
+        }
+        Outcome::Close(pane, session) if Some(pane) == first => {
+            // The instance ends with this pane, with its program's exit code.
+            let status = session.close();
+            let reply = Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() };
+            shut_down(workspace, std::mem::take(closing));
+            call.answer_and_wait(reply);
+            return Some(process_exit_code(status));
+        }
+        Outcome::Retire(old, reply) => {
+            call.answer(reply);
+            closing.push(std::thread::spawn(move || {
+                old.close();
+            }));
+        }
+        Outcome::Close(_, session) => {
+            // The grace period runs on its own thread; everyone else keeps being answered.
+            let handle = std::thread::spawn(move || {
+                let status = session.close();
+                // The instance may be about to exit (`--exit-with-child`): see the reply out.
+                let reply = Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() };
+                call.answer_and_wait(reply);
+            });
+            closing.push(handle);
+        }
+        Outcome::Stop => {
+            shut_down(workspace, std::mem::take(closing));
+            call.answer_and_wait(Reply::ok());
+            return Some(0);
+        }
+    }
+    None
+}
+
+/// With `--exit-with-child`: the first program's exit code once it has ended and its output has
+/// been read to the end (or the pane is gone).
+fn first_exit(workspace: &mut Workspace, first: PaneId) -> Option<u8> {
+    // A closed first pane ends the instance where it is closed (see `answer`).
+    let session = workspace.session_mut(first)?;
+    match session.status() {
+        PaneStatus::Running => None,
+        status @ (PaneStatus::Exited(_) | PaneStatus::NoProgram) => {
+            // A process that left the group may hold the PTY open: wait only so long.
+            session.wait_output_end(OUTPUT_DRAIN);
+            Some(process_exit_code(status))
+        }
+    }
+}
+
+/// The instance's exit code for its first program's end: the program's own, or 1 when a signal
+/// ended it (or the code does not fit a process exit code).
+fn process_exit_code(status: PaneStatus) -> u8 {
+    match status {
+        PaneStatus::Exited(Some(code)) => u8::try_from(code).unwrap_or(1),
+        PaneStatus::Exited(None) | PaneStatus::Running | PaneStatus::NoProgram => 1,
+    }
+}
+
+fn exit_code_of(status: PaneStatus) -> Option<i32> {
+    match status {
+        PaneStatus::Exited(code) => code,
+        PaneStatus::Running | PaneStatus::NoProgram => None,
+    }
+}
+
+/// Close every pane at once (each grace period overlaps the others) and wait for them.
+fn shut_down(workspace: &mut Workspace, closing: Vec<JoinHandle<()>>) {
+    let sessions: Vec<PaneSession> = workspace.take_all();
+    std::thread::scope(|scope| {
+        for session in sessions {
+            scope.spawn(move || session.close());
+        }
+    });
+    for handle in closing {
+        let _ = handle.join();
+    }
+}
+
+fn announce(socket: &std::path::Path) {
+    let mut stdout = std::io::stdout().lock();
+    // Whoever started us may not be reading; the instance runs on regardless.
+    let _ = writeln!(stdout, "{}", socket.display()).and_then(|()| stdout.flush());
+}
+
+fn user_shell() -> String {
+    std::env::var("SHELL").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "/bin/sh".into())
+}

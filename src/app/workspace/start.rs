@@ -1,0 +1,166 @@
+//! Starting a pane's program: its environment, secrets, lock, endpoint and git snapshot put
+//! together into a `SpawnSpec`, and what the pane holds once it runs (or why it does not).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{not_started, Launch, Pane, Refusal, Workspace};
+use crate::app::git_watch::GitWatch;
+use crate::app::pane_endpoint::Endpoint;
+use crate::app::pulse;
+use crate::app::secrets::{self, Granted, PaneSecrets};
+use crate::config::{LockPolicy, ThreadSpec};
+use crate::ctl::protocol::ErrorCode;
+use crate::mux::PaneId;
+use crate::pty::{Locked, PaneLock, PaneSession, PtyError, SpawnSpec};
+use crate::pulse::Activity;
+use crate::sandbox::{Enforcement, Policy};
+use crate::term::TermSize;
+
+impl Workspace {
+    /// Start `launch` in `pane` at `size`. A lock that cannot be enforced leaves the pane
+    /// showing why (it never runs unlocked); anything else that fails is the refusal.
+    pub(super) fn start(
+        &mut self,
+        pane: PaneId,
+        launch: Launch,
+        size: TermSize,
+    ) -> Result<(), Refusal> {
+        let mut env = vec![("PADDOCK_SOCKET".into(), self.options.socket.display().to_string())];
+        let thread = launch.thread.as_ref();
+        if let Some(thread) = thread {
+            env.push(("PADDOCK_THREAD".into(), thread.name.clone()));
+            env.extend(thread.env.iter().cloned());
+        }
+        let granted = match thread {
+            Some(thread) => {
+                let cwd = launch.cwd.as_deref();
+                secrets::grant(&mut self.vault, thread, &launch.command, cwd, pane)
+                    .map_err(|why| Refusal(ErrorCode::Failed, why))?
+            }
+            None => Granted::default(),
+        };
+        let Granted { env: secret_env, names: secret_names, notice } = granted;
+        // The thread's lock, or the one of the pane this one was split from.
+        let own = thread.and_then(|t| t.lock.as_ref().map(|lock| (lock, t.env_pass.as_slice())));
+        let split = launch.inherited.as_ref().map(|i| (&i.lock, i.env_pass.as_slice()));
+        // A locked program's environment is built from an allow-list (`sandbox::env`).
+        let lock = own.or(split).map(|(lock, env_pass)| {
+            (lock, crate::sandbox::env::build(std::env::vars_os(), env_pass))
+        });
+        let env_names = lock.as_ref().map(|(_, built)| built.names.clone());
+        // Before the program runs: what git would find in its writable folders.
+        let git_watch = lock.as_ref().map(|(lock, _)| GitWatch::start(lock));
+        let endpoint = self.open_endpoint(pane, lock.is_some())?;
+        let endpoint_path = endpoint.as_ref().map(|(_, path)| path.clone());
+        if let Some(path) = &endpoint_path {
+            env[0].1 = path.display().to_string();
+        }
+        let spec = SpawnSpec {
+            argv: launch.command.clone(),
+            cwd: launch.cwd.clone(),
+            env,
+            pane: pane.0,
+            size,
+            scrollback_lines: self.options.scrollback_lines,
+            lock: match (lock, thread) {
+                (Some((lock, built)), _) => PaneLock::Locked(Box::new(Locked {
+                    policy: self.pane_policy(lock, endpoint_path.as_deref()),
+                    launcher: self.options.launcher.clone(),
+                    inherited_env: built.vars,
+                })),
+                (None, Some(ThreadSpec { unlocked: true, .. })) => PaneLock::Unlocked,
+                _ => PaneLock::None,
+            },
+            secrets: secret_env,
+            notice,
+            activity: self.sampler.as_ref().map(|s| Arc::new(Activity::new(s.epoch()))),
+        };
+        let Launch { command, cwd, thread, inherited } = launch;
+        let (session, lock) = self.spawn(pane, spec, thread.as_ref())?;
+        let secrets = (!secret_names.is_empty()).then(|| PaneSecrets {
+            names: secret_names,
+            thread: thread.as_ref().map(|t| t.name.clone()),
+            pane,
+            program: command.first().cloned(),
+            counts: session.mask_counts(),
+            state: self.vault.as_ref().map(|v| v.state().to_owned()).unwrap_or_default(),
+        });
+        let ran_locked = matches!(lock, Enforcement::Locked { .. } | Enforcement::Degraded(_));
+        let env_passed = env_names.filter(|_| ran_locked);
+        let endpoint = endpoint.map(|(server, _)| server);
+        let entry = Pane {
+            session,
+            command,
+            cwd,
+            size,
+            thread,
+            lock,
+            env_passed,
+            inherited,
+            secrets,
+            endpoint,
+            git_watch,
+        };
+        self.panes.insert(pane, entry);
+        Ok(())
+    }
+
+    /// A locked program talks to its own endpoint, never to the instance's socket: open it
+    /// (none for an unlocked pane, or where locks cannot let one through yet).
+    fn open_endpoint(
+        &mut self,
+        pane: PaneId,
+        locked: bool,
+    ) -> Result<Option<(Endpoint, PathBuf)>, Refusal> {
+        let Some(endpoints) = self.options.endpoints.as_ref().filter(|_| locked) else {
+            return Ok(None);
+        };
+        self.endpoints_opened += 1;
+        endpoints.open(pane, self.endpoints_opened).map_err(|why| {
+            Refusal(ErrorCode::Failed, format!("cannot open the pane's endpoint: {why}"))
+        })
+    }
+
+    /// Run `spec`, watched by the pulse; a lock the kernel cannot enforce gives a pane that
+    /// says why its thread did not start, and shows the refusal.
+    fn spawn(
+        &self,
+        pane: PaneId,
+        spec: SpawnSpec,
+        thread: Option<&ThreadSpec>,
+    ) -> Result<(PaneSession, Enforcement), Refusal> {
+        let (size, activity) = (spec.size, spec.activity.clone());
+        match PaneSession::spawn(spec, self.wake.clone()) {
+            Ok(session) => {
+                if let Some((sampler, activity)) = self.sampler.as_ref().zip(activity) {
+                    sampler.watch(pulse::watch(pane, activity, &session, thread));
+                }
+                let lock = session.enforcement();
+                Ok((session, lock))
+            }
+            Err(PtyError::LockRefused(why)) => {
+                let name = thread.map_or("", |t| t.name.as_str());
+                let why_not =
+                    format!("its folder lock cannot be enforced: {why}. It never runs unlocked.");
+                let text = not_started(name, &why_not);
+                let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
+                Ok((session, Enforcement::Refused(why)))
+            }
+            Err(e) => Err(Refusal(ErrorCode::Failed, e.to_string())),
+        }
+    }
+
+    /// What the kernel is asked to enforce for a pane under `lock`: the lock, paddock's own
+    /// files guarded, its control sockets kept out, and the pane's own endpoint let through.
+    fn pane_policy(&self, lock: &LockPolicy, endpoint: Option<&Path>) -> Policy {
+        let mut policy = Policy {
+            control_sockets: crate::app::lock::exposed_control_sockets(&self.options.socket),
+            control_folder: crate::app::lock::control_folder(),
+            ..crate::app::lock::policy_for(lock, &self.options.guarded)
+        };
+        policy.unix_sockets.extend(endpoint.map(Path::to_owned));
+        policy.own_endpoint = endpoint.map(Path::to_owned);
+        policy
+    }
+}
