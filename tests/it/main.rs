@@ -58,6 +58,8 @@ pub fn skip(test: &str, why: &str) {
     }
 }
 
+#[cfg(unix)]
+mod egress;
 mod generated;
 #[cfg(target_os = "linux")]
 mod headless;

@@ -1,0 +1,408 @@
+//! The proxy one locked pane's programs reach the network through: on a unix socket of its
+//! own, it takes one HTTP/1 request head per connection (parsed by httparse), either `CONNECT
+//! host:port` (a tunnel, what HTTPS goes through) or a plain-HTTP request in absolute form
+//! (`GET http://host/path`), decides by the pane's allow-list, connects to the address the
+//! decision gives, and relays bytes both ways until either side is done or the tunnel idles.
+//! Every connection is reported once it ends, allowed or not.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::report::Connection;
+use super::rules::AllowList;
+
+/// How much a proxy lets one pane do.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections open at once; past it a new one is refused (503).
+    pub connections: usize,
+    /// The longest request head (request line and headers).
+    pub head_bytes: usize,
+    /// How long a client may take to send its request head.
+    pub head_time: Duration,
+    /// How long connecting to the host may take.
+    pub connect_time: Duration,
+    /// A tunnel with no bytes either way for this long is closed.
+    pub idle_time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            connections: 64,
+            head_bytes: 64 * 1024,
+            head_time: Duration::from_secs(30),
+            connect_time: Duration::from_secs(10),
+            idle_time: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Who the connections belong to, for their reports.
+#[derive(Clone, Debug, Default)]
+pub struct Owner {
+    pub pane: u32,
+    pub thread: Option<String>,
+}
+
+/// Where each ended connection is told.
+pub type Reporter = Arc<dyn Fn(Connection) + Send + Sync>;
+
+/// A running proxy; dropping it stops taking connections (open tunnels run to their end).
+pub struct Proxy {
+    stop: Arc<AtomicBool>,
+    listener: Option<JoinHandle<()>>,
+}
+
+struct Shared {
+    allow: AllowList,
+    owner: Owner,
+    report: Reporter,
+    limits: Limits,
+    open: AtomicUsize,
+}
+
+impl Proxy {
+    /// Serve `listener` on a thread of its own.
+    pub fn start(
+        listener: UnixListener,
+        allow: AllowList,
+        owner: Owner,
+        report: Reporter,
+        limits: Limits,
+    ) -> std::io::Result<Proxy> {
+        listener.set_nonblocking(true)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let shared = Arc::new(Shared { allow, owner, report, limits, open: AtomicUsize::new(0) });
+        let name = format!("pane-{}-egress", shared.owner.pane);
+        let stopping = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || accept_until(&listener, &stopping, &shared))?;
+        Ok(Proxy { stop, listener: Some(thread) })
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.listener.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn accept_until(listener: &UnixListener, stop: &AtomicBool, shared: &Arc<Shared>) {
+    while !stop.load(Ordering::Acquire) {
+        if !wait_readable(listener.as_raw_fd(), Duration::from_millis(100)) {
+            continue;
+        }
+        let Ok((client, _)) = listener.accept() else { continue };
+        let _ = client.set_nonblocking(false);
+        if shared.open.fetch_add(1, Ordering::AcqRel) >= shared.limits.connections {
+            shared.open.fetch_sub(1, Ordering::AcqRel);
+            let mut client = client;
+            let _ = client.write_all(&response(503, "too many connections from this pane"));
+            continue;
+        }
+        let shared = shared.clone();
+        let spawned = std::thread::Builder::new().name("egress-connection".into()).spawn({
+            let shared = shared.clone();
+            move || {
+                let record = serve(client, &shared);
+                // The slot is free before anyone hears the connection ended.
+                shared.open.fetch_sub(1, Ordering::AcqRel);
+                if let Some(record) = record {
+                    (shared.report)(record);
+                }
+            }
+        });
+        if spawned.is_err() {
+            shared.open.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// What a client asked for.
+struct Ask {
+    host: String,
+    port: u16,
+    /// The head to send on (plain HTTP), or none (a tunnel).
+    forward: Option<Vec<u8>>,
+}
+
+/// Carry out one client's request; its report, once it asked for a host.
+fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
+    let started = Instant::now();
+    let _ = client.set_read_timeout(Some(shared.limits.head_time));
+    let (head, rest) = match read_head(&mut client, shared.limits.head_bytes) {
+        Ok(read) => read,
+        Err(why) => {
+            let _ = client.write_all(&response(400, &why));
+            return None;
+        }
+    };
+    let ask = match parse(&head) {
+        Ok(ask) => ask,
+        Err(why) => {
+            let _ = client.write_all(&response(400, &why));
+            return None;
+        }
+    };
+    let mut record = Connection {
+        time: SystemTime::now(),
+        pane: shared.owner.pane,
+        thread: shared.owner.thread.clone(),
+        host: ask.host.clone(),
+        port: ask.port,
+        allowed: false,
+        reason: None,
+        sent: 0,
+        received: 0,
+        duration: Duration::ZERO,
+    };
+    let resolve = |name: &str, port: u16| (name, port).to_socket_addrs().map(Iterator::collect);
+    let upstream = match shared.allow.decide(&ask.host, ask.port, resolve) {
+        Err(denied) => {
+            let why = format!("paddock: {}:{} {denied}", ask.host, ask.port);
+            let _ = client.write_all(&response(403, &why));
+            record.reason = Some(denied.to_string());
+            Err(())
+        }
+        Ok(addresses) => connect(&addresses, shared.limits.connect_time).map_err(|why| {
+            let _ = client.write_all(&response(502, &format!("paddock: {why}")));
+            record.reason = Some(why);
+        }),
+    };
+    if let Ok(mut upstream) = upstream {
+        record.allowed = true;
+        let opened = match &ask.forward {
+            None => client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n"),
+            Some(head) => upstream.write_all(head),
+        };
+        if opened.is_ok() && upstream.write_all(&rest).is_ok() {
+            record.sent = rest.len() as u64;
+            let _ = client.set_read_timeout(None);
+            let (sent, received) = relay(&mut client, &mut upstream, shared.limits.idle_time);
+            record.sent += sent;
+            record.received = received;
+        }
+    }
+    record.duration = started.elapsed();
+    Some(record)
+}
+
+/// The request head (through its blank line) and whatever the client sent after it.
+fn read_head(client: &mut UnixStream, limit: usize) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(end) = memchr::memmem::find(&buffer, b"\r\n\r\n") {
+            let rest = buffer.split_off(end + 4);
+            return Ok((buffer, rest));
+        }
+        if buffer.len() > limit {
+            return Err(format!("the request head is longer than {limit} bytes"));
+        }
+        match client.read(&mut chunk) {
+            Ok(0) => return Err("the connection ended inside the request head".into()),
+            Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+            Err(e) => return Err(format!("reading the request head: {e}")),
+        }
+    }
+}
+
+/// What `head` asks for: a tunnel, or a plain-HTTP request to send on in origin form with the
+/// proxy's headers dropped and `Connection: close` (one request per connection).
+fn parse(head: &[u8]) -> Result<Ask, String> {
+    let mut headers = [httparse::EMPTY_HEADER; 100];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(head) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err("an incomplete request head".into()),
+        Err(e) => return Err(format!("a bad request head: {e}")),
+    }
+    let (method, target) = (request.method.unwrap_or(""), request.path.unwrap_or(""));
+    if method == "CONNECT" {
+        let (host, port) = authority(target, None)?;
+        return Ok(Ask { host, port, forward: None });
+    }
+    let Some(rest) = target.strip_prefix("http://") else {
+        return Err(format!(
+            "{target:?} is not a proxy request: use CONNECT host:port, or http://host/path"
+        ));
+    };
+    let (authority_part, path) = rest.find('/').map_or((rest, "/"), |at| rest.split_at(at));
+    let (host, port) = authority(authority_part, Some(80))?;
+    let mut forward = format!("{method} {path} HTTP/1.{}\r\n", request.version.unwrap_or(1));
+    let hop = ["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te"];
+    let mut has_host = false;
+    for header in request.headers.iter() {
+        let name = header.name.to_ascii_lowercase();
+        if hop.contains(&name.as_str()) {
+            continue;
+        }
+        has_host |= name == "host";
+        forward.push_str(header.name);
+        forward.push_str(": ");
+        forward.push_str(&String::from_utf8_lossy(header.value));
+        forward.push_str("\r\n");
+    }
+    if !has_host {
+        forward.push_str(&format!("Host: {authority_part}\r\n"));
+    }
+    forward.push_str("Connection: close\r\n\r\n");
+    Ok(Ask { host, port, forward: Some(forward.into_bytes()) })
+}
+
+/// `host:port` (or `[v6]:port`); `default` when the port may be left out.
+fn authority(text: &str, default: Option<u16>) -> Result<(String, u16), String> {
+    let bad = || format!("{text:?} is not host:port");
+    let (host, port) = match text.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(':') || host.starts_with('[') => {
+            (host, port.parse::<u16>().map_err(|_| bad())?)
+        }
+        _ => (text, default.ok_or_else(bad)?),
+    };
+    if host.is_empty() || port == 0 {
+        return Err(bad());
+    }
+    Ok((host.to_owned(), port))
+}
+
+fn connect(addresses: &[SocketAddr], timeout: Duration) -> Result<TcpStream, String> {
+    let mut last = String::from("no address to connect to");
+    for address in addresses {
+        match TcpStream::connect_timeout(address, timeout) {
+            Ok(stream) => return Ok(stream),
+            Err(e) => last = format!("cannot connect to {address}: {e}"),
+        }
+    }
+    Err(last)
+}
+
+/// Copy bytes both ways until both sides are done, or nothing moves for `idle`; the bytes
+/// sent (client to host) and received.
+fn relay(client: &mut UnixStream, upstream: &mut TcpStream, idle: Duration) -> (u64, u64) {
+    let (mut sent, mut received) = (0u64, 0u64);
+    let (mut client_open, mut upstream_open) = (true, true);
+    let mut buffer = vec![0u8; 64 * 1024];
+    let timeout = i32::try_from(idle.as_millis()).unwrap_or(i32::MAX);
+    while client_open || upstream_open {
+        let mut fds = [
+            libc::pollfd {
+                fd: client.as_raw_fd(),
+                events: if client_open { libc::POLLIN } else { 0 },
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: upstream.as_raw_fd(),
+                events: if upstream_open { libc::POLLIN } else { 0 },
+                revents: 0,
+            },
+        ];
+        // SAFETY: poll(2) on two descriptors this function's streams own, for its duration.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
+        if ready == 0
+            || (ready < 0
+                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted)
+        {
+            break;
+        }
+        if client_open && fds[0].revents != 0 {
+            match client.read(&mut buffer) {
+                Ok(n) if n > 0 && upstream.write_all(&buffer[..n]).is_ok() => sent += n as u64,
+                _ => {
+                    client_open = false;
+                    let _ = upstream.shutdown(std::net::Shutdown::Write);
+                }
+            }
+        }
+        if upstream_open && fds[1].revents != 0 {
+            match upstream.read(&mut buffer) {
+                Ok(n) if n > 0 && client.write_all(&buffer[..n]).is_ok() => received += n as u64,
+                _ => {
+                    upstream_open = false;
+                    let _ = client.shutdown(std::net::Shutdown::Write);
+                }
+            }
+        }
+    }
+    (sent, received)
+}
+
+/// A short response saying why, which a person reading a failed `curl -v` understands.
+fn response(status: u16, why: &str) -> Vec<u8> {
+    let reason = match status {
+        400 => "Bad Request",
+        403 => "Forbidden",
+        502 => "Bad Gateway",
+        _ => "Service Unavailable",
+    };
+    let body = format!("{why}\n");
+    format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> bool {
+    let mut pollfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let timeout = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+    // SAFETY: poll(2) on one descriptor the caller owns.
+    unsafe { libc::poll(&mut pollfd, 1, timeout) > 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_read_as_proxies_get_them() {
+        let connect =
+            parse(b"CONNECT api.example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n").expect("CONNECT");
+        assert_eq!(
+            (connect.host.as_str(), connect.port, connect.forward),
+            ("api.example.com", 443, None)
+        );
+        let v6 = parse(b"CONNECT [::1]:8080 HTTP/1.1\r\n\r\n").expect("v6");
+        assert_eq!((v6.host.as_str(), v6.port), ("[::1]", 8080));
+        let plain = parse(
+            b"GET http://example.com/a?b HTTP/1.1\r\nHost: example.com\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n",
+        )
+        .expect("GET");
+        assert_eq!((plain.host.as_str(), plain.port), ("example.com", 80));
+        let sent = String::from_utf8(plain.forward.expect("a head to send")).unwrap();
+        assert_eq!(
+            sent,
+            "GET /a?b HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+        );
+        let bare = parse(b"GET http://example.com:8080 HTTP/1.0\r\n\r\n").expect("no path");
+        let sent = String::from_utf8(bare.forward.unwrap()).unwrap();
+        assert_eq!(bare.port, 8080);
+        assert!(sent.starts_with("GET / HTTP/1.0\r\nHost: example.com:8080\r\n"), "{sent}");
+    }
+
+    #[test]
+    fn what_is_not_a_proxy_request_is_refused_with_a_reason() {
+        for (head, says) in [
+            (&b"GET /index.html HTTP/1.1\r\n\r\n"[..], "not a proxy request"),
+            (b"GET https://example.com/ HTTP/1.1\r\n\r\n", "not a proxy request"),
+            (b"CONNECT example.com HTTP/1.1\r\n\r\n", "not host:port"),
+            (b"CONNECT :443 HTTP/1.1\r\n\r\n", "not host:port"),
+            (b"CONNECT example.com:0 HTTP/1.1\r\n\r\n", "not host:port"),
+            (b"\x00\x01 garbage\r\n\r\n", "bad request head"),
+        ] {
+            let why = parse(head).err().unwrap_or_default();
+            assert!(why.contains(says), "{head:?}: {why}");
+        }
+    }
+}
