@@ -12,8 +12,8 @@
 //! - [`ctl`]: the control socket, its protocol and `paddock ls`;
 //! - [`sandbox`]: the folder and network lock (Linux namespaces, Landlock, seccomp and the
 //!   socket gate; macOS Seatbelt);
-//! - [`egress`]: the proxy a locked thread's network allow-list goes through (Unix; its
-//!   rules, the proxy, the report of each connection);
+//! - [`egress`]: a locked thread's network allow-list: its rules, and the proxy (Unix) it
+//!   goes through, which reports each connection;
 //! - [`vault`]: secrets in the OS keychain, pins, masking and the audit log;
 //! - [`pulse`]: what each pane's program is doing (CPU, output, needs you);
 //! - [`app`]: where they meet: the workspace, the headless instance and the window.
@@ -21,7 +21,6 @@
 pub mod app;
 pub mod config;
 pub mod ctl;
-#[cfg(unix)]
 pub mod egress;
 pub mod input;
 pub mod mux;

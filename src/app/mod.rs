@@ -5,6 +5,8 @@
 //! window drawn with wgpu. [`lock`] turns a thread's
 //! configured lock into what the kernel is asked to enforce.
 
+#[cfg(unix)]
+pub mod egress;
 mod git_watch;
 pub mod lock;
 mod pane_endpoint;

@@ -53,6 +53,31 @@ impl PaneEndpoints {
         Ok(Some((server, path)))
     }
 
+    /// A socket for `pane`'s proxy beside its endpoint, and its path. `None` where locks
+    /// cannot reach one yet (macOS, Windows).
+    #[cfg(target_os = "linux")]
+    pub fn bind_egress(
+        &self,
+        pane: PaneId,
+        serial: u64,
+    ) -> Result<Option<(std::os::unix::net::UnixListener, PathBuf)>, String> {
+        crate::ctl::prepare_socket_dir(&self.dir).map_err(|e| e.to_string())?;
+        let PaneId(pane) = pane;
+        let path = self.dir.join(format!("{}-{pane}-{serial}-egress.sock", std::process::id()));
+        let listener = std::os::unix::net::UnixListener::bind(&path)
+            .map_err(|e| format!("cannot make {}: {e}", path.display()))?;
+        Ok(Some((listener, path)))
+    }
+
+    #[cfg(all(unix, not(target_os = "linux")))]
+    pub fn bind_egress(
+        &self,
+        _pane: PaneId,
+        _serial: u64,
+    ) -> Result<Option<(std::os::unix::net::UnixListener, PathBuf)>, String> {
+        Ok(None)
+    }
+
     #[cfg(not(target_os = "linux"))]
     pub fn open(&self, _pane: PaneId, _serial: u64) -> Result<Option<(Endpoint, PathBuf)>, String> {
         let _ = &self.dir;

@@ -89,6 +89,7 @@ impl Server {
         };
         let mut workspace = Workspace::new(workspace_options, wake);
         workspace.set_threads(options.config.threads.clone());
+        workspace.set_proxy_hosts(options.config.proxy_hosts.clone());
         workspace.set_config_problems(options.config_problems.clone());
         let config_watch = options.config_path.as_deref().and_then(|path| {
             watch(path)
@@ -157,6 +158,7 @@ impl Server {
             Ok(loaded) => {
                 let config = loaded.unwrap_or_default();
                 self.workspace.set_threads(config.threads.clone());
+                self.workspace.set_proxy_hosts(config.proxy_hosts.clone());
                 self.workspace.set_scrollback_lines(config.scrollback_lines);
                 self.workspace.set_pulse_rate(config.pulse_rate);
                 self.workspace.set_config_problems(None);

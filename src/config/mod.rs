@@ -17,7 +17,9 @@ pub use widening::widening;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -47,6 +49,9 @@ pub struct Config {
     pub keys: KeyBindings,
     /// The agent threads opened at launch, in order.
     pub threads: Vec<ThreadSpec>,
+    /// Names the network proxy maps to addresses itself, for threads whose network is an
+    /// allow-list (split-horizon names, a local test server); trusted as written.
+    pub proxy_hosts: BTreeMap<String, IpAddr>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -139,10 +144,12 @@ pub struct LockPolicy {
     pub allow_broad_write: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Network {
     Off,
     On,
+    /// Only these hosts and ports, through paddock's proxy (`egress`); nothing else.
+    Allow(Vec<crate::egress::Rule>),
 }
 
 /// When a thread counts as busy or quiet (read by the pulse).
@@ -169,6 +176,7 @@ impl Default for Config {
             pulse_glow: true,
             keys: KeyBindings::default(),
             threads: Vec::new(),
+            proxy_hosts: BTreeMap::new(),
         }
     }
 }

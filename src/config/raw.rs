@@ -19,6 +19,7 @@ pub struct RawConfig {
     pub pulse_glow: Option<bool>,
     pub keys: Option<BTreeMap<String, String>>,
     pub threads: Option<Vec<RawThread>>,
+    pub proxy_hosts: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -77,11 +78,12 @@ pub struct RawLock {
     pub allow_broad_write: Option<bool>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(rename = "Network")]
 pub enum RawNetwork {
     Off,
     On,
+    Allow(Vec<String>),
 }
 
 #[derive(Debug, Default, Deserialize)]

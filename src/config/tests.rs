@@ -87,7 +87,12 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     write: vec![app.clone()],
                     read: vec![home.path(".cargo"), PathBuf::from("/usr")],
                     protect: vec![app.join(".env")],
-                    network: Network::On,
+                    network: Network::Allow(
+                        ["@anthropic", "*.github.com", "models.internal:8080"]
+                            .iter()
+                            .flat_map(|r| crate::egress::Rule::parse(r).expect(r))
+                            .collect(),
+                    ),
                     sockets: vec![home.path(".ssh/agent.sock")],
                     allow_broad_write: false,
                 }),
@@ -131,6 +136,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 clipboard: None,
             },
         ],
+        proxy_hosts: [("models.internal".to_owned(), "10.0.0.5".parse().unwrap())].into(),
     };
     assert_eq!(config, expected);
 }
@@ -173,7 +179,7 @@ fn every_field_in_a_file_reaches_the_config() {
     assert_eq!(a.env, vec![("A_1".into(), "x y".into()), ("_B".into(), "".into())]);
     assert_eq!(b.place, Placement::Below("a".into()));
     let lock = b.lock.as_ref().expect("lock");
-    assert_eq!((lock.read.clone(), lock.network), (vec![home.path("src")], Network::Off));
+    assert_eq!((lock.read.clone(), lock.network.clone()), (vec![home.path("src")], Network::Off));
     assert_eq!(b.secrets, vec![SecretRef { name: "n".into(), env: "E".into(), pin: None }]);
 }
 
@@ -199,10 +205,22 @@ fn broken_files_get_exact_diagnostics() {
             "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `clipboard`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
-            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`)",
+            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`, `proxy_hosts`)",
         ]),
         ("unknown choice", "(threads: [(name: \"a\", lock: (network: Maybe))])", &[
-            "1:40: threads[0].lock.network: unknown choice `Maybe` (known: `Off`, `On`)",
+            "1:40: threads[0].lock.network: unknown choice `Maybe` (known: `Off`, `On`, `Allow`)",
+        ]),
+        ("bad network rules", "(threads: [(name: \"a\", lock: (write: [\"/tmp\"], network: Allow([\"https://x.com\", \"@nope\", \"x.com:0\"])))])", &[
+            "1:57: threads[0].lock.network: Allow: \"https://x.com\" is not a host name: use letters, digits, `-` and `.` (no scheme, path or user), `*.` only at the start",
+            "1:57: threads[0].lock.network: Allow: \"@nope\" is not a known preset; the presets are @anthropic, @openai, @google, @github",
+            "1:57: threads[0].lock.network: Allow: \"x.com:0\" has a bad port: use a number from 1 to 65535 after the colon",
+        ]),
+        ("an empty allow-list", "(threads: [(name: \"a\", lock: (write: [\"/tmp\"], network: Allow([])))])", &[
+            "1:57: threads[0].lock.network: an empty allow-list lets nothing through: write Off for no network",
+        ]),
+        ("bad proxy hosts", "(proxy_hosts: {\"fake.test\": \"localhost\", \"a/b\": \"127.0.0.1\"})", &[
+            "1:15: proxy_hosts: \"a/b\" is not a host name",
+            "1:15: proxy_hosts: \"localhost\" (for fake.test) is not an IP address",
         ]),
         ("bad placement", "(threads: [(name: \"a\", place: Besides(\"b\"))])", &[
             "1:31: threads[0].place: unknown choice `Besides` (known: `Tab`, `RightOf`, `Below`)",

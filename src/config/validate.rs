@@ -1,7 +1,8 @@
 //! Stage two: the raw file into a [`Config`], every problem a diagnostic that points at the
 //! value at fault. Checks go on after a problem, so one run shows them all.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::path::PathBuf;
 
 use super::locate::{locate, FieldPath};
@@ -10,6 +11,8 @@ use super::{
     Config, Diagnostic, LockPolicy, Network, Placement, PulseSettings, SecretRef, ThemeColors,
     ThreadSpec,
 };
+use crate::egress::rules::HostRule;
+use crate::egress::Rule;
 use crate::input::keymap::{action_name, action_named, parse_chord, ACTIONS};
 use crate::term::Rgb;
 
@@ -134,6 +137,9 @@ pub fn validate(
     }
     if let Some(keys) = raw.keys {
         keys_into(&mut check, &root.field("keys"), keys, &mut config.keys);
+    }
+    if let Some(hosts) = raw.proxy_hosts {
+        config.proxy_hosts = proxy_hosts(&mut check, &root.field("proxy_hosts"), hosts);
     }
     let threads = raw.threads.unwrap_or_default();
     let mut names: HashMap<String, usize> = HashMap::new();
@@ -439,6 +445,7 @@ fn lock_policy(check: &mut Checker<'_>, at: &FieldPath, raw: RawLock) -> Option<
     let network = match raw.network {
         None | Some(RawNetwork::Off) => Network::Off,
         Some(RawNetwork::On) => Network::On,
+        Some(RawNetwork::Allow(texts)) => allow_list(check, &at.field("network"), &texts),
     };
     // Sockets may appear later (a service not started yet): only their form is checked here.
     let sockets = raw.sockets.unwrap_or_default();
@@ -451,6 +458,46 @@ fn lock_policy(check: &mut Checker<'_>, at: &FieldPath, raw: RawLock) -> Option<
     let allow_broad_write = raw.allow_broad_write.unwrap_or(false);
     let lock = LockPolicy { write, read, protect, network, sockets, allow_broad_write };
     (check.diagnostics.len() == before).then_some(lock)
+}
+
+/// A network allow-list's rules (`egress::Rule`), each problem reported with the rule's text.
+fn allow_list(check: &mut Checker<'_>, at: &FieldPath, texts: &[String]) -> Network {
+    if texts.is_empty() {
+        check.report(at, "an empty allow-list lets nothing through: write Off for no network");
+    }
+    let mut rules = Vec::new();
+    for text in texts {
+        match Rule::parse(text) {
+            Ok(parsed) => rules.extend(parsed),
+            Err(e) => check.report(at, format!("Allow: {e}")),
+        }
+    }
+    Network::Allow(rules)
+}
+
+/// The proxy's hosts table: host names mapped to addresses.
+fn proxy_hosts(
+    check: &mut Checker<'_>,
+    at: &FieldPath,
+    raw: BTreeMap<String, String>,
+) -> BTreeMap<String, IpAddr> {
+    let mut hosts = BTreeMap::new();
+    for (name, address) in raw {
+        let named = Rule::parse(&name)
+            .ok()
+            .and_then(|mut r| r.pop())
+            .filter(|r| matches!(&r.host, HostRule::Name(n) if *n == name.to_ascii_lowercase()));
+        match (named, address.parse::<IpAddr>()) {
+            (None, _) => check.report(at, format!("\"{name}\" is not a host name")),
+            (_, Err(_)) => {
+                check.report(at, format!("\"{address}\" (for {name}) is not an IP address"))
+            }
+            (Some(_), Ok(ip)) => {
+                hosts.insert(name.to_ascii_lowercase(), ip);
+            }
+        }
+    }
+    hosts
 }
 
 fn secrets(check: &mut Checker<'_>, at: &FieldPath, raw: Vec<RawSecret>) -> Vec<SecretRef> {

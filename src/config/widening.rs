@@ -7,15 +7,30 @@ use std::path::{Path, PathBuf};
 
 use super::{ClipboardRule, Network, ThreadSpec};
 
+/// What a new network setting reaches that the old one did not.
+fn network_widening(old: &Network, new: &Network) -> Vec<String> {
+    match (old, new) {
+        (Network::On, _) | (Network::Off, Network::Off) => Vec::new(),
+        (_, Network::On) => vec!["network on".to_owned()],
+        (Network::Off, Network::Allow(rules)) => {
+            rules.iter().map(|rule| format!("network to {rule}")).collect()
+        }
+        (Network::Allow(old), Network::Allow(new)) => new
+            .iter()
+            .filter(|rule| !old.contains(rule))
+            .map(|rule| format!("network to {rule}"))
+            .collect(),
+        (Network::Allow(_), Network::Off) => Vec::new(),
+    }
+}
+
 /// What `new` allows that `old` did not, in words (empty: nothing; the lock is as tight).
 pub fn widening(old: &ThreadSpec, new: &ThreadSpec) -> Vec<String> {
     let mut wider = Vec::new();
     match (&old.lock, &new.lock) {
         (Some(_), None) => wider.push("no lock".to_owned()),
         (Some(old_lock), Some(new_lock)) => {
-            if old_lock.network == Network::Off && new_lock.network == Network::On {
-                wider.push("network on".to_owned());
-            }
+            wider.extend(network_widening(&old_lock.network, &new_lock.network));
             let writable = &old_lock.write;
             for folder in new_lock.write.iter().filter(|f| !under_any(f, writable)) {
                 wider.push(format!("writes {}", folder.display()));
@@ -117,5 +132,26 @@ mod tests {
         assert_eq!(widening(&old, &unlocked), ["no lock", "clipboard Allow"]);
         // Narrower: a folder inside the old one, no network change.
         assert!(widening(&old, &locked(&["/src/app/sub"])).is_empty());
+    }
+
+    #[test]
+    fn an_allow_list_widens_by_each_new_rule() {
+        let with = |network: Network| {
+            let mut spec = locked(&["/src/app"]);
+            spec.lock.as_mut().expect("lock").network = network;
+            spec
+        };
+        let rules = |texts: &[&str]| {
+            Network::Allow(
+                texts.iter().flat_map(|t| crate::egress::Rule::parse(t).unwrap()).collect(),
+            )
+        };
+        let anthropic = with(rules(&["api.anthropic.com"]));
+        assert_eq!(widening(&with(Network::Off), &anthropic), ["network to api.anthropic.com:443"]);
+        let more = with(rules(&["api.anthropic.com", "*.github.com"]));
+        assert_eq!(widening(&anthropic, &more), ["network to *.github.com:443"]);
+        assert!(widening(&more, &anthropic).is_empty(), "fewer hosts is narrower");
+        assert_eq!(widening(&anthropic, &with(Network::On)), ["network on"]);
+        assert!(widening(&anthropic, &with(Network::Off)).is_empty());
     }
 }

@@ -185,6 +185,7 @@ mod tests {
                 }),
                 _ => None,
             },
+            net: None,
         }
     }
 

@@ -5,10 +5,14 @@
 //! (`report`; the app keeps the log). One proxy per locked pane, on a unix socket of its own: its authority comes from
 //! the socket a connection arrives on, never from what the request says.
 
+#[cfg(unix)]
 pub mod proxy;
+#[cfg(unix)]
+pub mod relay;
 pub mod report;
 pub mod rules;
 
+#[cfg(unix)]
 pub use proxy::{Limits, Owner, Proxy};
 pub use report::Connection;
 pub use rules::{AllowList, Denied, Rule, RuleError};

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
+use super::relay::relay;
 use super::report::Connection;
 use super::rules::AllowList;
 
@@ -285,56 +286,6 @@ fn connect(addresses: &[SocketAddr], timeout: Duration) -> Result<TcpStream, Str
         }
     }
     Err(last)
-}
-
-/// Copy bytes both ways until both sides are done, or nothing moves for `idle`; the bytes
-/// sent (client to host) and received.
-fn relay(client: &mut UnixStream, upstream: &mut TcpStream, idle: Duration) -> (u64, u64) {
-    let (mut sent, mut received) = (0u64, 0u64);
-    let (mut client_open, mut upstream_open) = (true, true);
-    let mut buffer = vec![0u8; 64 * 1024];
-    let timeout = i32::try_from(idle.as_millis()).unwrap_or(i32::MAX);
-    while client_open || upstream_open {
-        let mut fds = [
-            libc::pollfd {
-                fd: client.as_raw_fd(),
-                events: if client_open { libc::POLLIN } else { 0 },
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: upstream.as_raw_fd(),
-                events: if upstream_open { libc::POLLIN } else { 0 },
-                revents: 0,
-            },
-        ];
-        // SAFETY: poll(2) on two descriptors this function's streams own, for its duration.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
-        if ready == 0
-            || (ready < 0
-                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted)
-        {
-            break;
-        }
-        if client_open && fds[0].revents != 0 {
-            match client.read(&mut buffer) {
-                Ok(n) if n > 0 && upstream.write_all(&buffer[..n]).is_ok() => sent += n as u64,
-                _ => {
-                    client_open = false;
-                    let _ = upstream.shutdown(std::net::Shutdown::Write);
-                }
-            }
-        }
-        if upstream_open && fds[1].revents != 0 {
-            match upstream.read(&mut buffer) {
-                Ok(n) if n > 0 && client.write_all(&buffer[..n]).is_ok() => received += n as u64,
-                _ => {
-                    upstream_open = false;
-                    let _ = client.shutdown(std::net::Shutdown::Write);
-                }
-            }
-        }
-    }
-    (sent, received)
 }
 
 /// A short response saying why, which a person reading a failed `curl -v` understands.

@@ -17,7 +17,7 @@ pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod linux;
 
-pub use policy::{Enforcement, Policy};
+pub use policy::{EgressRoute, Enforcement, Policy, Reach};
 
 /// What the host can enforce.
 #[derive(Clone, Debug, PartialEq, Eq)]

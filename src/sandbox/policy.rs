@@ -38,6 +38,42 @@ pub struct Policy {
     /// lock may reach.
     #[serde(default)]
     pub own_endpoint: Option<PathBuf>,
+    /// With the network off, a network allow-list: inside the lock's empty network namespace,
+    /// 127.0.0.1:`port` is relayed to `socket`, paddock's proxy for this pane, which decides
+    /// what each connection may reach.
+    #[serde(default)]
+    pub egress: Option<EgressRoute>,
+}
+
+/// Where a locked pane's proxied connections go (`Policy::egress`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EgressRoute {
+    /// The pane's proxy, a unix socket in the control folder.
+    pub socket: PathBuf,
+    /// The port on the lock's own loopback that leads to it.
+    pub port: u16,
+}
+
+/// What a lock's programs may reach of the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Nothing but the pane's own loopback.
+    Nothing,
+    /// What the pane's proxy allows, through it.
+    AllowList,
+    /// Everything the user can reach.
+    Everything,
+}
+
+impl Policy {
+    /// What this policy lets its programs reach.
+    pub fn reach(&self) -> Reach {
+        match (self.network, &self.egress) {
+            (true, _) => Reach::Everything,
+            (false, Some(_)) => Reach::AllowList,
+            (false, None) => Reach::Nothing,
+        }
+    }
 }
 
 /// Paths every lock protects inside each writable folder: git runs hooks and reads its config
@@ -61,7 +97,7 @@ impl Policy {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Enforcement {
     /// Every part of the lock is enforced by the kernel.
-    Locked { network: bool },
+    Locked { network: Reach },
     /// Some part is not: what.
     Degraded(String),
     /// No lock: `chosen` when the thread's config says `unlocked: true`, rather than simply
@@ -85,8 +121,11 @@ impl Enforcement {
     /// What is enforced, or not, or why not.
     pub fn detail(&self) -> String {
         match self {
-            Enforcement::Locked { network: false } => "files + network".into(),
-            Enforcement::Locked { network: true } => "files; network on".into(),
+            Enforcement::Locked { network: Reach::Nothing } => "files + network".into(),
+            Enforcement::Locked { network: Reach::AllowList } => {
+                "files; network through its allow-list".into()
+            }
+            Enforcement::Locked { network: Reach::Everything } => "files; network on".into(),
             Enforcement::Degraded(what) | Enforcement::Refused(what) => what.clone(),
             Enforcement::Unlocked { chosen: true } => "by choice: unlocked: true".into(),
             Enforcement::Unlocked { chosen: false } => "no lock asked for".into(),
@@ -97,8 +136,7 @@ impl Enforcement {
 impl fmt::Display for Enforcement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Enforcement::Locked { network: false } => f.write_str("Locked (files + network)"),
-            Enforcement::Locked { network: true } => f.write_str("Locked (files; network on)"),
+            Enforcement::Locked { network: _ } => write!(f, "Locked ({})", self.detail()),
             Enforcement::Degraded(what) => write!(f, "Degraded: {what}"),
             Enforcement::Unlocked { .. } => f.write_str("Unlocked"),
             Enforcement::Refused(why) => write!(f, "Refused: {why}"),
@@ -129,8 +167,10 @@ mod tests {
 
     #[test]
     fn enforcement_reads_as_the_title_strip_shows_it() {
-        assert_eq!(Enforcement::Locked { network: false }.to_string(), "Locked (files + network)");
-        assert_eq!(Enforcement::Locked { network: true }.to_string(), "Locked (files; network on)");
+        let locked = |network| Enforcement::Locked { network }.to_string();
+        assert_eq!(locked(Reach::Nothing), "Locked (files + network)");
+        assert_eq!(locked(Reach::AllowList), "Locked (files; network through its allow-list)");
+        assert_eq!(locked(Reach::Everything), "Locked (files; network on)");
         let refused = Enforcement::Refused("no user namespaces".into());
         assert_eq!(refused.to_string(), "Refused: no user namespaces");
         assert_eq!((refused.level(), refused.detail().as_str()), ("refused", "no user namespaces"));

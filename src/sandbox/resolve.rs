@@ -18,6 +18,9 @@ pub struct Resolved {
     /// The folder of paddock's control sockets (`Policy::control_folder`), kept out of the
     /// view whatever shows it.
     pub control_folder: Option<PathBuf>,
+    /// The pane's proxy (canonical) and the loopback port that leads to it, with the network
+    /// off (`Policy::egress`).
+    pub egress: Option<super::policy::EgressRoute>,
 }
 
 /// Why a protected path cannot be kept as it is (the lock is then refused: a protection that
@@ -140,7 +143,15 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         .map(|path| listed_socket(policy, path))
         .collect::<Result<Vec<_>, _>>()?;
     let control_folder = policy.control_folder.clone();
-    Ok(Resolved { write, read, protect, unix_sockets, network: policy.network, control_folder })
+    let egress = match policy.egress.as_ref().filter(|_| !policy.network) {
+        Some(route) => Some(super::policy::EgressRoute {
+            socket: own_socket(&route.socket)?,
+            port: route.port,
+        }),
+        None => None,
+    };
+    let network = policy.network;
+    Ok(Resolved { write, read, protect, unix_sockets, network, control_folder, egress })
 }
 
 /// The writable folders, canonical; `/`, the home folder or a folder holding it refused
@@ -232,6 +243,18 @@ fn added_protections(policy: &Policy, write: &[PathBuf]) -> Result<Vec<PathBuf>,
         }
     }
     Ok(protect)
+}
+
+/// One of the pane's own sockets (its proxy), canonical: it must be there, and a socket.
+fn own_socket(path: &Path) -> Result<PathBuf, ResolveError> {
+    let real = match unmoved(path) {
+        Err(ResolveError::Missing(path)) => return Err(ResolveError::MissingSocket(path)),
+        other => other?,
+    };
+    match std::fs::metadata(&real) {
+        Ok(meta) if is_socket(&meta) => Ok(real),
+        _ => Err(ResolveError::NotASocket(path.to_owned())),
+    }
 }
 
 /// A socket the lock lets through, canonical: refused when it is missing, not a socket, or

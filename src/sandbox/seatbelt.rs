@@ -113,6 +113,11 @@ impl super::Isolation for Seatbelt {
     }
 
     fn wrap(&self, policy: &super::Policy, command: &[String]) -> super::Launch {
+        if policy.reach() == super::Reach::AllowList {
+            return super::Launch::refused(
+                "a network allow-list is not enforced on macOS yet (use network: Off or On)".into(),
+            );
+        }
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let resolved = match super::resolve::resolve(policy, home.as_deref()) {
             Ok(resolved) => resolved,
@@ -129,7 +134,7 @@ impl super::Isolation for Seatbelt {
         };
         let tty = std::fs::read_link("/dev/fd/0").ok().filter(|p| p.starts_with("/dev/"));
         let profile = profile(&resolved, tty.as_deref(), &tmpdir);
-        let enforcement = super::Enforcement::Locked { network: policy.network };
+        let enforcement = super::Enforcement::Locked { network: policy.reach() };
         super::Launch { argv: Some(argv(&profile, &tmpdir, command)), enforcement }
     }
 }

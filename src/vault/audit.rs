@@ -58,16 +58,7 @@ impl AuditLog {
     pub fn append(&self, record: &Record) -> Result<(), VaultError> {
         let error =
             |e: std::io::Error| VaultError::State { path: self.path.clone(), error: e.to_string() };
-        if let Some(folder) = self.path.parent() {
-            create_private_folder(folder).map_err(error)?;
-        }
-        let mut line = serde_json::to_vec(record).unwrap_or_default();
-        line.push(b'\n');
-        let mut options = std::fs::OpenOptions::new();
-        options.append(true).create(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        options.open(&self.path).and_then(|mut file| file.write_all(&line)).map_err(error)
+        append_json_line(&self.path, record).map_err(error)
     }
 
     /// Every record, oldest first; lines that do not parse are returned as they are.
@@ -87,10 +78,30 @@ impl AuditLog {
     }
 }
 
+/// Append `record` as one JSON line to the log at `path` (one write, so lines of two writers
+/// never interleave), making its folder private and the file 0600 when they are new. Shared by
+/// paddock's logs in the state folder.
+pub fn append_json_line(path: &Path, record: &impl Serialize) -> std::io::Result<()> {
+    if let Some(folder) = path.parent() {
+        create_private_folder(folder)?;
+    }
+    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path).and_then(|mut file| file.write_all(&line))
+}
+
 /// Now, in UTC, as RFC 3339 (`2026-11-30T02:14:05Z`).
 pub fn utc_now() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    utc(secs)
+    utc_at(SystemTime::now())
+}
+
+/// `time`, in UTC, as RFC 3339.
+pub fn utc_at(time: SystemTime) -> String {
+    utc(time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()))
 }
 
 fn utc(secs: u64) -> String {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use paddock::config::{LockPolicy, Network};
 use paddock::pty::{Locked, PaneLock, PaneSession, PaneStatus, PtyError, SpawnSpec};
-use paddock::sandbox::Enforcement;
+use paddock::sandbox::{Enforcement, Reach};
 use paddock::term::TermSize;
 
 fn spec_for(argv: &[&str]) -> SpawnSpec {
@@ -211,7 +211,7 @@ fn a_locked_program_runs_in_its_pane_under_the_lock() {
         ..spec_for(&["/bin/sh", "-c", &script])
     };
     let pane = PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn locked");
-    assert_eq!(pane.enforcement(), Enforcement::Locked { network: false });
+    assert_eq!(pane.enforcement(), Enforcement::Locked { network: Reach::Nothing });
     wait_for_text(&pane, "no-secret");
     assert_eq!(std::fs::read_to_string(inside.join("written")).expect("written"), "in\n");
     let _ = std::fs::remove_dir_all(&root);

@@ -55,6 +55,7 @@ fn resolved(root: &Path, network: bool) -> Resolved {
         unix_sockets: vec![root.join(".ssh/agent.sock")],
         network,
         control_folder: None,
+        egress: None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! `paddock ls` ask for.
 
 use crate::ctl::protocol::{
-    ErrorCode, InstanceInfo, LockInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
+    ErrorCode, InstanceInfo, LockInfo, NetInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
 };
 use crate::input::{encode_key, parse_keys, InputModes};
 use crate::mux::{Axis, PaneId};
@@ -177,6 +177,7 @@ impl Workspace {
                 }),
                 secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
                 pulse: pulse::info(snapshot.as_deref(), id, pane_status),
+                net: net_info(pane),
             });
         }
         InstanceInfo {
@@ -191,4 +192,27 @@ impl Workspace {
 fn input_modes(session: &PaneSession) -> InputModes {
     let term = session.term();
     InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) }
+}
+
+/// What a locked pane's network reaches, and its proxy's counts.
+fn net_info(pane: &super::Pane) -> Option<NetInfo> {
+    use crate::config::Network;
+    use crate::sandbox::Enforcement;
+    if !matches!(pane.lock, Enforcement::Locked { .. } | Enforcement::Degraded(_)) {
+        return None;
+    }
+    let own = pane.thread.as_ref().and_then(|t| t.lock.as_ref());
+    let network = &own.or(pane.inherited.as_ref().map(|i| &i.lock))?.network;
+    let mode = match network {
+        Network::Off => "off",
+        Network::On => "on",
+        Network::Allow(_) => "allow",
+    };
+    #[cfg(unix)]
+    let stats = pane.egress.as_ref().map(|e| e.stats()).unwrap_or_default();
+    #[cfg(unix)]
+    let (allowed, denied, last_denied) = (stats.allowed, stats.denied, stats.last_denied);
+    #[cfg(not(unix))]
+    let (allowed, denied, last_denied) = (0, 0, None);
+    Some(NetInfo { mode: mode.into(), allowed, denied, last_denied })
 }

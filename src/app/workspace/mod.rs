@@ -4,7 +4,8 @@
 //! pane hand its session back to the caller, so the slow part of closing (the hangup grace
 //! period) never runs on the thread that answers everyone else.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -68,6 +69,9 @@ struct Pane {
     endpoint: Option<Endpoint>,
     /// What its lock's writable folders held for git when it started, if it is locked.
     git_watch: Option<GitWatch>,
+    /// Its proxy, when its network is an allow-list (Unix).
+    #[cfg(unix)]
+    egress: Option<super::egress::PaneEgress>,
 }
 
 impl Pane {
@@ -91,6 +95,8 @@ impl Pane {
             secrets: None,
             endpoint: None,
             git_watch: None,
+            #[cfg(unix)]
+            egress: None,
         }
     }
 }
@@ -131,6 +137,8 @@ pub struct Workspace {
     sampler: Option<Sampler>,
     /// Endpoints opened so far, to name each one apart.
     endpoints_opened: u64,
+    /// The configuration's hosts table for panes' proxies.
+    proxy_hosts: BTreeMap<String, IpAddr>,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -165,6 +173,7 @@ impl Workspace {
             vault: None,
             sampler,
             endpoints_opened: 0,
+            proxy_hosts: BTreeMap::new(),
         }
     }
 
@@ -337,6 +346,11 @@ impl Workspace {
     /// going as they started; the ones whose thread changed say so (see `config_changed`).
     pub fn set_threads(&mut self, threads: Vec<ThreadSpec>) {
         self.threads = threads;
+    }
+
+    /// The names panes' proxies map to addresses themselves (for panes started from now on).
+    pub fn set_proxy_hosts(&mut self, hosts: BTreeMap<String, IpAddr>) {
+        self.proxy_hosts = hosts;
     }
 
     /// Scrollback kept by panes opened from now on.

@@ -5,16 +5,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{not_started, Launch, Pane, Refusal, Workspace};
+#[cfg(unix)]
+use crate::app::egress::{PaneEgress, PORT as PROXY_PORT};
 use crate::app::git_watch::GitWatch;
 use crate::app::pane_endpoint::Endpoint;
 use crate::app::pulse;
 use crate::app::secrets::{self, Granted, PaneSecrets};
-use crate::config::{LockPolicy, ThreadSpec};
+use crate::config::{LockPolicy, Network, ThreadSpec};
 use crate::ctl::protocol::ErrorCode;
 use crate::mux::PaneId;
 use crate::pty::{Locked, PaneLock, PaneSession, PtyError, SpawnSpec};
 use crate::pulse::Activity;
-use crate::sandbox::{Enforcement, Policy};
+use crate::sandbox::{EgressRoute, Enforcement, Policy};
+#[cfg(not(unix))]
+const PROXY_PORT: u16 = 0;
 use crate::term::TermSize;
 
 impl Workspace {
@@ -56,6 +60,24 @@ impl Workspace {
         if let Some(path) = &endpoint_path {
             env[0].1 = path.display().to_string();
         }
+        #[cfg(unix)]
+        let egress = match lock.as_ref().map(|(lock, _)| &lock.network) {
+            Some(Network::Allow(rules)) => Some(self.open_egress(pane, rules, thread)?),
+            _ => None,
+        };
+        #[cfg(not(unix))]
+        if lock.as_ref().is_some_and(|(lock, _)| matches!(lock.network, Network::Allow(_))) {
+            let why = "a network allow-list is not enforced on this platform yet";
+            return Err(Refusal(ErrorCode::Failed, why.into()));
+        }
+        #[cfg(unix)]
+        if egress.is_some() {
+            env.extend(crate::app::egress::proxy_env());
+        }
+        #[cfg(unix)]
+        let egress_socket = egress.as_ref().map(|e| e.socket().to_owned());
+        #[cfg(not(unix))]
+        let egress_socket: Option<PathBuf> = None;
         let spec = SpawnSpec {
             argv: launch.command.clone(),
             cwd: launch.cwd.clone(),
@@ -65,7 +87,7 @@ impl Workspace {
             scrollback_lines: self.options.scrollback_lines,
             lock: match (lock, thread) {
                 (Some((lock, built)), _) => PaneLock::Locked(Box::new(Locked {
-                    policy: self.pane_policy(lock, endpoint_path.as_deref()),
+                    policy: self.pane_policy(lock, endpoint_path.as_deref(), egress_socket),
                     launcher: self.options.launcher.clone(),
                     inherited_env: built.vars,
                 })),
@@ -101,6 +123,8 @@ impl Workspace {
             secrets,
             endpoint,
             git_watch,
+            #[cfg(unix)]
+            egress,
         };
         self.panes.insert(pane, entry);
         Ok(())
@@ -153,7 +177,12 @@ impl Workspace {
 
     /// What the kernel is asked to enforce for a pane under `lock`: the lock, paddock's own
     /// files guarded, its control sockets kept out, and the pane's own endpoint let through.
-    fn pane_policy(&self, lock: &LockPolicy, endpoint: Option<&Path>) -> Policy {
+    fn pane_policy(
+        &self,
+        lock: &LockPolicy,
+        endpoint: Option<&Path>,
+        egress: Option<PathBuf>,
+    ) -> Policy {
         let mut policy = Policy {
             control_sockets: crate::app::lock::exposed_control_sockets(&self.options.socket),
             control_folder: crate::app::lock::control_folder(),
@@ -161,6 +190,31 @@ impl Workspace {
         };
         policy.unix_sockets.extend(endpoint.map(Path::to_owned));
         policy.own_endpoint = endpoint.map(Path::to_owned);
+        policy.egress = egress.map(|socket| EgressRoute { socket, port: PROXY_PORT });
         policy
+    }
+
+    /// A proxy for a pane whose network is the allow-list `rules`, on a socket of its own
+    /// beside the pane's endpoint. Refused where a lock cannot reach one.
+    #[cfg(unix)]
+    fn open_egress(
+        &mut self,
+        pane: PaneId,
+        rules: &[crate::egress::Rule],
+        thread: Option<&ThreadSpec>,
+    ) -> Result<PaneEgress, Refusal> {
+        let failed = |why: String| Refusal(ErrorCode::Failed, why);
+        let not_here =
+            || failed("a network allow-list is not enforced on this platform yet".into());
+        let endpoints = self.options.endpoints.as_ref().ok_or_else(not_here)?;
+        self.endpoints_opened += 1;
+        let bound = endpoints
+            .bind_egress(pane, self.endpoints_opened)
+            .map_err(|why| failed(format!("cannot open the pane's network proxy: {why}")))?
+            .ok_or_else(not_here)?;
+        let owner = (pane, thread.map(|t| t.name.clone()));
+        let state = crate::vault::state_folder();
+        PaneEgress::start(bound, rules, &self.proxy_hosts, owner, state)
+            .map_err(|e| failed(format!("cannot start the pane's network proxy: {e}")))
     }
 }

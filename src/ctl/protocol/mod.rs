@@ -302,6 +302,23 @@ pub struct PaneInfo {
     /// What its program is doing now (absent for a pane that runs nothing).
     #[serde(default)]
     pub pulse: Option<PulseInfo>,
+    /// What a locked pane's network reaches, and what its proxy decided (absent when not
+    /// locked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<NetInfo>,
+}
+
+/// A locked pane's network: `mode` is off, on or allow; with allow, the connections its proxy
+/// let through and refused, and the last one refused (`host:port`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetInfo {
+    pub mode: String,
+    #[serde(default)]
+    pub allowed: u64,
+    #[serde(default)]
+    pub denied: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_denied: Option<String>,
 }
 
 /// A pane's pulse: `state` is working, quiet, needs_you or exited.

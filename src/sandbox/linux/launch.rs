@@ -14,6 +14,7 @@ use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
+use super::bridge::Bridge;
 use super::sockets::{self, ListedFolders};
 use super::{caps, filter, init, landlock_rules, mounts};
 use crate::sandbox::policy::Policy;
@@ -32,7 +33,7 @@ pub fn main(args: Vec<OsString>) -> ! {
         Ok(parsed) => parsed,
         Err(why) => fail(&why),
     };
-    let Locked { tmpdir, listed } = lock(&policy).unwrap_or_else(|why| fail(&why));
+    let Locked { tmpdir, listed, bridge } = lock(&policy).unwrap_or_else(|why| fail(&why));
     let (init_end, program_end) = sockets::handoff().unwrap_or_else(|why| fail(&why));
     let program = move || {
         // The program keeps no capability at all; then every connect it makes goes to PID 1.
@@ -41,7 +42,12 @@ pub fn main(args: Vec<OsString>) -> ! {
         }
         exec(&command, &tmpdir)
     };
-    init::run(program, move || sockets::receive(init_end, listed))
+    init::run(program, move || {
+        if let Some(bridge) = bridge {
+            bridge.serve();
+        }
+        sockets::receive(init_end, listed)
+    })
 }
 
 /// What the locked PID 1 keeps for the program: its temporary folder, and the folders of the
@@ -49,6 +55,8 @@ pub fn main(args: Vec<OsString>) -> ! {
 struct Locked {
     tmpdir: PathBuf,
     listed: ListedFolders,
+    /// The way to the pane's proxy, with a network allow-list.
+    bridge: Option<Bridge>,
 }
 
 fn fail(why: &str) -> ! {
@@ -106,6 +114,8 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
     close_inherited_fds()?;
     init::block_signals()?;
     enter_namespaces(uid, gid, resolved.network)?;
+    // In the lock's own network namespace, before the view hides the proxy's socket.
+    let bridge = resolved.egress.as_ref().map(Bridge::open).transpose()?;
     // From here on this is PID 1 of the lock; the launcher's first process waits outside.
     init::enter()?;
     let listed = ListedFolders::open(&resolved.unix_sockets)?;
@@ -116,7 +126,7 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
     caps::drop_all_but_the_gates()?;
     landlock_rules::apply(&resolved, &tmpdir, tty, exe)?;
     filter::apply(resolved.network)?;
-    Ok(Locked { tmpdir, listed })
+    Ok(Locked { tmpdir, listed, bridge })
 }
 
 fn close_inherited_fds() -> Result<(), String> {

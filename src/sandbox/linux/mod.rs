@@ -1,6 +1,7 @@
 //! The Linux lock: user, mount, PID and network namespaces, Landlock and seccomp, applied by the
 //! launcher (`launch`) that a locked pane runs first.
 
+mod bridge;
 mod caps;
 mod filter;
 mod init;
@@ -158,7 +159,7 @@ impl Isolation for Linux {
             }
         }
         let enforcement = if gaps.is_empty() {
-            Enforcement::Locked { network: policy.network }
+            Enforcement::Locked { network: policy.reach() }
         } else {
             Enforcement::Degraded(gaps.join("; "))
         };

@@ -3,6 +3,7 @@
 
 mod config;
 mod control;
+mod egress;
 mod git_planted;
 mod lock_paths;
 mod locked_control;

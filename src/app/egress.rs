@@ -1,0 +1,156 @@
+//! A locked pane whose network is an allow-list: its proxy (`egress::Proxy`) on a socket of its
+//! own, the environment that points its programs there, the running counts `paddock ls` shows,
+//! and the egress log (one JSON line per connection in paddock's state folder).
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+
+use crate::egress::{AllowList, Connection, Limits, Owner, Proxy, Rule};
+use crate::mux::PaneId;
+use crate::vault::audit::{append_json_line, utc_at};
+
+/// The port on a lock's own loopback that leads to its proxy (the lock's network namespace is
+/// its own: nothing else listens there unless the agent does).
+pub const PORT: u16 = 3128;
+
+/// The egress log's file in paddock's state folder.
+pub const LOG_FILE: &str = "egress.log";
+
+/// What a pane's proxy has decided so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    pub allowed: u64,
+    pub denied: u64,
+    /// The last refused `host:port`.
+    pub last_denied: Option<String>,
+}
+
+/// A pane's proxy, while the pane lives.
+pub struct PaneEgress {
+    proxy: Option<Proxy>,
+    stats: Arc<Mutex<NetStats>>,
+    /// The proxy's socket, removed with it.
+    socket: PathBuf,
+}
+
+impl Drop for PaneEgress {
+    fn drop(&mut self) {
+        drop(self.proxy.take());
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+impl PaneEgress {
+    /// Serve `listener` for `pane` with `rules` (and the configuration's hosts table); every
+    /// connection is counted and, with a state folder, logged.
+    pub fn start(
+        (listener, socket): (std::os::unix::net::UnixListener, PathBuf),
+        rules: &[Rule],
+        hosts: &BTreeMap<String, IpAddr>,
+        owner: (PaneId, Option<String>),
+        state: Option<PathBuf>,
+    ) -> std::io::Result<PaneEgress> {
+        let allow = AllowList { rules: rules.to_vec(), hosts: hosts.clone() };
+        let stats = Arc::new(Mutex::new(NetStats::default()));
+        let counted = stats.clone();
+        let report = Arc::new(move |connection: Connection| {
+            {
+                let mut stats = counted.lock().unwrap_or_else(PoisonError::into_inner);
+                if connection.allowed {
+                    stats.allowed += 1;
+                } else {
+                    stats.denied += 1;
+                    let host = crate::sandbox::visible(&connection.host);
+                    stats.last_denied = Some(format!("{host}:{}", connection.port));
+                }
+            }
+            if let Some(state) = &state {
+                if let Err(e) = append_json_line(&state.join(LOG_FILE), &LogLine::of(&connection)) {
+                    eprintln!("paddock: cannot write the egress log: {e}");
+                }
+            }
+        });
+        let (PaneId(pane), thread) = owner;
+        let proxy =
+            Proxy::start(listener, allow, Owner { pane, thread }, report, Limits::default())?;
+        Ok(PaneEgress { proxy: Some(proxy), stats, socket })
+    }
+
+    /// Where the lock's bridge reaches the proxy.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    pub fn stats(&self) -> NetStats {
+        self.stats.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
+
+/// The environment that sends a locked program's connections to its proxy: the usual proxy
+/// variables in both cases (curl, git, pip, Python, Go, Rust read one or the other), loopback
+/// kept direct, and Node's fetch told to honour them.
+pub fn proxy_env() -> Vec<(String, String)> {
+    let proxy = format!("http://127.0.0.1:{PORT}");
+    let direct = "localhost,127.0.0.1,::1".to_owned();
+    let mut env = Vec::new();
+    for name in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"] {
+        env.push((name.to_owned(), proxy.clone()));
+        env.push((name.to_ascii_lowercase(), proxy.clone()));
+    }
+    env.push(("NO_PROXY".to_owned(), direct.clone()));
+    env.push(("no_proxy".to_owned(), direct));
+    env.push(("NODE_USE_ENV_PROXY".to_owned(), "1".to_owned()));
+    env
+}
+
+/// One line of the egress log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    pub time: String,
+    pub pane: u32,
+    pub thread: Option<String>,
+    pub host: String,
+    pub port: u16,
+    pub allowed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub sent: u64,
+    pub received: u64,
+    pub duration_ms: u64,
+}
+
+impl LogLine {
+    fn of(c: &Connection) -> LogLine {
+        LogLine {
+            time: utc_at(c.time),
+            pane: c.pane,
+            thread: c.thread.clone(),
+            host: crate::sandbox::visible(&c.host),
+            port: c.port,
+            allowed: c.allowed,
+            reason: c.reason.clone(),
+            sent: c.sent,
+            received: c.received,
+            duration_ms: u64::try_from(c.duration.as_millis()).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// Every line of the egress log in `state`, oldest first; lines that do not parse are given
+/// as they are.
+pub fn read_log(state: &Path) -> std::io::Result<Vec<Result<LogLine, String>>> {
+    let text = match std::fs::read_to_string(state.join(LOG_FILE)) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).map_err(|_| l.to_owned()))
+        .collect())
+}
