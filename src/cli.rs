@@ -62,6 +62,27 @@ pub enum Command {
     /// Secrets in the OS keychain, used by name: set, list, remove, approve a pinned program,
     /// check the keychain, read the audit log. Values are never printed.
     Vault(VaultArgs),
+    /// What locked threads' networks reached: the egress log of their proxies.
+    Net(NetArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NetArgs {
+    #[command(subcommand)]
+    pub verb: NetVerb,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NetVerb {
+    /// Every connection a locked thread's proxy let through or refused, oldest first.
+    Log {
+        /// The raw JSON lines.
+        #[arg(long)]
+        json: bool,
+        /// Only this pane's connections.
+        #[arg(long, value_name = "ID")]
+        pane: Option<u32>,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -32,6 +32,8 @@ pub struct NetStats {
 /// A pane's proxy, while the pane lives.
 pub struct PaneEgress {
     proxy: Option<Proxy>,
+    /// The host's loopback services its rules name (`forwards`).
+    forwards: Vec<std::net::SocketAddr>,
     stats: Arc<Mutex<NetStats>>,
     /// The proxy's socket, removed with it.
     socket: PathBuf,
@@ -77,7 +79,12 @@ impl PaneEgress {
         let (PaneId(pane), thread) = owner;
         let proxy =
             Proxy::start(listener, allow, Owner { pane, thread }, report, Limits::default())?;
-        Ok(PaneEgress { proxy: Some(proxy), stats, socket })
+        Ok(PaneEgress { proxy: Some(proxy), forwards: forwards(rules), stats, socket })
+    }
+
+    /// The host's loopback services forwarded into the lock.
+    pub fn forwards(&self) -> &[std::net::SocketAddr] {
+        &self.forwards
     }
 
     /// Where the lock's bridge reaches the proxy.
@@ -88,6 +95,20 @@ impl PaneEgress {
     pub fn stats(&self) -> NetStats {
         self.stats.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
+}
+
+/// The services on the host's loopback that `rules` name by address: forwarded into the lock
+/// at the same address and port (`sandbox::EgressRoute::forwards`).
+pub fn forwards(rules: &[Rule]) -> Vec<std::net::SocketAddr> {
+    rules
+        .iter()
+        .filter_map(|rule| match rule.host {
+            crate::egress::rules::HostRule::Address(ip) if ip.is_loopback() => {
+                Some(std::net::SocketAddr::new(ip, rule.port))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The environment that sends a locked program's connections to its proxy: the usual proxy

@@ -188,7 +188,8 @@ fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
             Some(head) => upstream.write_all(head),
         };
         if opened.is_ok() && upstream.write_all(&rest).is_ok() {
-            record.sent = rest.len() as u64;
+            let head = ask.forward.as_ref().map_or(0, Vec::len);
+            record.sent = (head + rest.len()) as u64;
             let _ = client.set_read_timeout(None);
             let (sent, received) = relay(&mut client, &mut upstream, shared.limits.idle_time);
             record.sent += sent;

@@ -52,6 +52,10 @@ pub struct EgressRoute {
     pub socket: PathBuf,
     /// The port on the lock's own loopback that leads to it.
     pub port: u16,
+    /// Services on the host's loopback the allow-list names (`127.0.0.1:11434`): the same
+    /// address and port listen in the lock and lead, through the proxy, to the host's.
+    #[serde(default)]
+    pub forwards: Vec<std::net::SocketAddr>,
 }
 
 /// What a lock's programs may reach of the network.

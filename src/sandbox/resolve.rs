@@ -144,10 +144,9 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         .collect::<Result<Vec<_>, _>>()?;
     let control_folder = policy.control_folder.clone();
     let egress = match policy.egress.as_ref().filter(|_| !policy.network) {
-        Some(route) => Some(super::policy::EgressRoute {
-            socket: own_socket(&route.socket)?,
-            port: route.port,
-        }),
+        Some(route) => {
+            Some(super::policy::EgressRoute { socket: own_socket(&route.socket)?, ..route.clone() })
+        }
         None => None,
     };
     let network = policy.network;

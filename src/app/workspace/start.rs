@@ -17,8 +17,6 @@ use crate::mux::PaneId;
 use crate::pty::{Locked, PaneLock, PaneSession, PtyError, SpawnSpec};
 use crate::pulse::Activity;
 use crate::sandbox::{EgressRoute, Enforcement, Policy};
-#[cfg(not(unix))]
-const PROXY_PORT: u16 = 0;
 use crate::term::TermSize;
 
 impl Workspace {
@@ -75,9 +73,13 @@ impl Workspace {
             env.extend(crate::app::egress::proxy_env());
         }
         #[cfg(unix)]
-        let egress_socket = egress.as_ref().map(|e| e.socket().to_owned());
+        let route = egress.as_ref().map(|e| EgressRoute {
+            socket: e.socket().to_owned(),
+            port: PROXY_PORT,
+            forwards: e.forwards().to_vec(),
+        });
         #[cfg(not(unix))]
-        let egress_socket: Option<PathBuf> = None;
+        let route: Option<EgressRoute> = None;
         let spec = SpawnSpec {
             argv: launch.command.clone(),
             cwd: launch.cwd.clone(),
@@ -87,7 +89,7 @@ impl Workspace {
             scrollback_lines: self.options.scrollback_lines,
             lock: match (lock, thread) {
                 (Some((lock, built)), _) => PaneLock::Locked(Box::new(Locked {
-                    policy: self.pane_policy(lock, endpoint_path.as_deref(), egress_socket),
+                    policy: self.pane_policy(lock, endpoint_path.as_deref(), route),
                     launcher: self.options.launcher.clone(),
                     inherited_env: built.vars,
                 })),
@@ -181,7 +183,7 @@ impl Workspace {
         &self,
         lock: &LockPolicy,
         endpoint: Option<&Path>,
-        egress: Option<PathBuf>,
+        egress: Option<EgressRoute>,
     ) -> Policy {
         let mut policy = Policy {
             control_sockets: crate::app::lock::exposed_control_sockets(&self.options.socket),
@@ -190,7 +192,7 @@ impl Workspace {
         };
         policy.unix_sockets.extend(endpoint.map(Path::to_owned));
         policy.own_endpoint = endpoint.map(Path::to_owned);
-        policy.egress = egress.map(|socket| EgressRoute { socket, port: PROXY_PORT });
+        policy.egress = egress;
         policy
     }
 
