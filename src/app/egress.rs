@@ -19,6 +19,10 @@ pub const PORT: u16 = 3128;
 
 /// The egress log's file in paddock's state folder.
 pub const LOG_FILE: &str = "egress.log";
+/// The log before it, once the log grew past `LOG_LIMIT`: at most twice that on disk, however
+/// many connections a locked agent makes.
+pub const OLD_LOG_FILE: &str = "egress.log.1";
+const LOG_LIMIT: u64 = 64 << 20;
 
 /// What a pane's proxy has decided so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -71,7 +75,7 @@ impl PaneEgress {
                 }
             }
             if let Some(state) = &state {
-                if let Err(e) = append_json_line(&state.join(LOG_FILE), &LogLine::of(&connection)) {
+                if let Err(e) = append(state, &LogLine::of(&connection)) {
                     eprintln!("paddock: cannot write the egress log: {e}");
                 }
             }
@@ -161,17 +165,71 @@ impl LogLine {
     }
 }
 
-/// Every line of the egress log in `state`, oldest first; lines that do not parse are given
-/// as they are.
+/// Add `line` to the egress log in `state`, moving a log past `LOG_LIMIT` aside first (the
+/// one before it goes).
+fn append(state: &Path, line: &LogLine) -> std::io::Result<()> {
+    append_limited(state, line, LOG_LIMIT)
+}
+
+fn append_limited(state: &Path, line: &LogLine, limit: u64) -> std::io::Result<()> {
+    let log = state.join(LOG_FILE);
+    if std::fs::metadata(&log).is_ok_and(|m| m.len() > limit) {
+        std::fs::rename(&log, state.join(OLD_LOG_FILE))?;
+    }
+    append_json_line(&log, line)
+}
+
+/// Every line of the egress log in `state` (the one moved aside first), oldest first; lines
+/// that do not parse are given as they are.
 pub fn read_log(state: &Path) -> std::io::Result<Vec<Result<LogLine, String>>> {
-    let text = match std::fs::read_to_string(state.join(LOG_FILE)) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    Ok(text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).map_err(|_| l.to_owned()))
-        .collect())
+    let mut lines = Vec::new();
+    for file in [OLD_LOG_FILE, LOG_FILE] {
+        let text = match std::fs::read_to_string(state.join(file)) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        lines.extend(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| serde_json::from_str(l).map_err(|_| l.to_owned())),
+        );
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(host: &str) -> LogLine {
+        LogLine {
+            time: "2026-12-01T00:00:00Z".into(),
+            pane: 1,
+            thread: None,
+            host: host.into(),
+            port: 443,
+            allowed: false,
+            reason: Some("not in the thread's network allow-list".into()),
+            sent: 0,
+            received: 0,
+            duration_ms: 0,
+        }
+    }
+
+    /// However many connections a locked agent makes, the log keeps at most twice its limit.
+    #[test]
+    fn a_full_log_is_moved_aside_and_the_one_before_it_goes() {
+        let state = std::env::temp_dir().join(format!("paddock-egress-log-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        for host in ["a.example", "b.example", "c.example", "d.example"] {
+            append_limited(&state, &line(host), 100).expect("append");
+        }
+        let hosts: Vec<String> =
+            read_log(&state).expect("read").into_iter().map(|l| l.expect("a line").host).collect();
+        assert_eq!(hosts, ["c.example", "d.example"], "a and b were moved aside, then dropped");
+        let size = |file| std::fs::metadata(state.join(file)).map_or(0, |m| m.len());
+        assert!(size(LOG_FILE) + size(OLD_LOG_FILE) < 2 * 200 + 400, "bounded");
+        let _ = std::fs::remove_dir_all(&state);
+    }
 }

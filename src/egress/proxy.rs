@@ -142,32 +142,36 @@ struct Ask {
 fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
     let started = Instant::now();
     let _ = client.set_read_timeout(Some(shared.limits.head_time));
-    let (head, rest) = match read_head(&mut client, shared.limits.head_bytes) {
-        Ok(read) => read,
-        Err(why) => {
-            let _ = client.write_all(&response(400, &why));
-            return None;
-        }
-    };
-    let ask = match parse(&head) {
-        Ok(ask) => ask,
-        Err(why) => {
-            let _ = client.write_all(&response(400, &why));
-            return None;
-        }
-    };
     let mut record = Connection {
         time: SystemTime::now(),
         pane: shared.owner.pane,
         thread: shared.owner.thread.clone(),
-        host: ask.host.clone(),
-        port: ask.port,
+        host: String::new(),
+        port: 0,
         allowed: false,
         reason: None,
         sent: 0,
         received: 0,
         duration: Duration::ZERO,
     };
+    // A request that is not one is refused, and reported too: probing leaves a trace.
+    let bad = |mut record: Connection, client: &mut UnixStream, target: String, why: String| {
+        let _ = client.write_all(&response(400, &why));
+        record.host = target;
+        record.reason = Some(cut(&why, 2 * SHOWN_TARGET));
+        record.duration = started.elapsed();
+        Some(record)
+    };
+    let (head, rest) = match read_head(&mut client, shared.limits.head_bytes) {
+        Ok(read) => read,
+        Err((why, seen)) => return bad(record, &mut client, target_of(&seen), why),
+    };
+    let ask = match parse(&head) {
+        Ok(ask) => ask,
+        Err(why) => return bad(record, &mut client, target_of(&head), why),
+    };
+    record.host = ask.host.clone();
+    record.port = ask.port;
     let resolve = |name: &str, port: u16| (name, port).to_socket_addrs().map(Iterator::collect);
     let upstream = match shared.allow.decide(&ask.host, ask.port, resolve) {
         Err(denied) => {
@@ -200,8 +204,39 @@ fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
     Some(record)
 }
 
-/// The request head (through its blank line) and whatever the client sent after it.
-fn read_head(client: &mut UnixStream, limit: usize) -> Result<(Vec<u8>, Vec<u8>), String> {
+/// The longest host (or request target) a report holds: a DNS name is at most 253 bytes.
+const SHOWN_TARGET: usize = 256;
+
+/// `text`, at most `most` bytes of it (on a character boundary), marked when cut.
+fn cut(text: &str, most: usize) -> String {
+    if text.len() <= most {
+        return text.to_owned();
+    }
+    let mut end = most;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// What a request head names (its request line's second word), cut to `SHOWN_TARGET` bytes,
+/// for the report of a request that was refused before it was understood.
+fn target_of(head: &[u8]) -> String {
+    let line = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    let target = line.split(|b| *b == b' ').nth(1).unwrap_or_default();
+    let mut shown = String::from_utf8_lossy(&target[..target.len().min(SHOWN_TARGET)]).into_owned();
+    if target.len() > SHOWN_TARGET {
+        shown.push('…');
+    }
+    shown
+}
+
+/// Why a request head could not be read, and what of it was.
+type Unread = (String, Vec<u8>);
+
+/// The request head (through its blank line) and whatever the client sent after it; why not,
+/// with what was read.
+fn read_head(client: &mut UnixStream, limit: usize) -> Result<(Vec<u8>, Vec<u8>), Unread> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
@@ -210,12 +245,12 @@ fn read_head(client: &mut UnixStream, limit: usize) -> Result<(Vec<u8>, Vec<u8>)
             return Ok((buffer, rest));
         }
         if buffer.len() > limit {
-            return Err(format!("the request head is longer than {limit} bytes"));
+            return Err((format!("the request head is longer than {limit} bytes"), buffer));
         }
         match client.read(&mut chunk) {
-            Ok(0) => return Err("the connection ended inside the request head".into()),
+            Ok(0) => return Err(("the connection ended inside the request head".into(), buffer)),
             Ok(n) => buffer.extend_from_slice(&chunk[..n]),
-            Err(e) => return Err(format!("reading the request head: {e}")),
+            Err(e) => return Err((format!("reading the request head: {e}"), buffer)),
         }
     }
 }
@@ -274,6 +309,10 @@ fn authority(text: &str, default: Option<u16>) -> Result<(String, u16), String> 
     };
     if host.is_empty() || port == 0 {
         return Err(bad());
+    }
+    // No DNS name is longer (and an address is shorter).
+    if host.len() > 253 {
+        return Err(format!("a host of {} bytes is no host name", host.len()));
     }
     Ok((host.to_owned(), port))
 }
