@@ -96,6 +96,17 @@ impl PaneEgress {
         &self.socket
     }
 
+    /// Let the last refused `host:port` through for this pane, until it closes: what was let
+    /// through (`None`: nothing was refused, or what was is no host to allow).
+    pub fn allow_last_refused(&self) -> Option<String> {
+        let mut stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
+        let refused = stats.last_denied.clone()?;
+        let rule = Rule::parse(&refused).ok().filter(|rules| rules.len() == 1)?.pop()?;
+        self.proxy.as_ref()?.allow(rule);
+        stats.last_denied = None;
+        Some(refused)
+    }
+
     pub fn stats(&self) -> NetStats {
         self.stats.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }

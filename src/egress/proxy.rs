@@ -10,13 +10,13 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::relay::relay;
 use super::report::Connection;
-use super::rules::AllowList;
+use super::rules::{AllowList, Rule};
 
 /// How much a proxy lets one pane do.
 #[derive(Clone, Copy, Debug)]
@@ -59,10 +59,12 @@ pub type Reporter = Arc<dyn Fn(Connection) + Send + Sync>;
 pub struct Proxy {
     stop: Arc<AtomicBool>,
     listener: Option<JoinHandle<()>>,
+    shared: Arc<Shared>,
 }
 
 struct Shared {
-    allow: AllowList,
+    /// Its rules; more may be added while it runs (`Proxy::allow`), never taken away.
+    allow: RwLock<AllowList>,
     owner: Owner,
     report: Reporter,
     limits: Limits,
@@ -80,13 +82,23 @@ impl Proxy {
     ) -> std::io::Result<Proxy> {
         listener.set_nonblocking(true)?;
         let stop = Arc::new(AtomicBool::new(false));
+        let allow = RwLock::new(allow);
         let shared = Arc::new(Shared { allow, owner, report, limits, open: AtomicUsize::new(0) });
         let name = format!("pane-{}-egress", shared.owner.pane);
-        let stopping = stop.clone();
+        let (stopping, serving) = (stop.clone(), shared.clone());
         let thread = std::thread::Builder::new()
             .name(name)
-            .spawn(move || accept_until(&listener, &stopping, &shared))?;
-        Ok(Proxy { stop, listener: Some(thread) })
+            .spawn(move || accept_until(&listener, &stopping, &serving))?;
+        Ok(Proxy { stop, listener: Some(thread), shared })
+    }
+
+    /// Let `rule` through too, from the next connection on, for as long as this proxy runs
+    /// (the user's allowance for one pane; no configuration is written).
+    pub fn allow(&self, rule: Rule) {
+        let mut allow = self.shared.allow.write().unwrap_or_else(PoisonError::into_inner);
+        if !allow.rules.contains(&rule) {
+            allow.rules.push(rule);
+        }
     }
 }
 
@@ -173,7 +185,11 @@ fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
     record.host = ask.host.clone();
     record.port = ask.port;
     let resolve = |name: &str, port: u16| (name, port).to_socket_addrs().map(Iterator::collect);
-    let upstream = match shared.allow.decide(&ask.host, ask.port, resolve) {
+    let decision = {
+        let allow = shared.allow.read().unwrap_or_else(PoisonError::into_inner);
+        allow.clone()
+    };
+    let upstream = match decision.decide(&ask.host, ask.port, resolve) {
         Err(denied) => {
             let why = format!("paddock: {}:{} {denied}", ask.host, ask.port);
             let _ = client.write_all(&response(403, &why));

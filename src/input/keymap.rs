@@ -29,6 +29,7 @@ pub enum Action {
     Search,
     RestartThread,
     AllowClipboard,
+    AllowHost,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -90,6 +91,12 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
         "allow_clipboard",
         "Ctrl+Shift+Y",
         "let the focused pane's held clipboard write through (a thread with `clipboard: Ask`)",
+    ),
+    (
+        Action::AllowHost,
+        "allow_host",
+        "Ctrl+Shift+N",
+        "let the host the focused pane's network allow-list last refused through, for that pane until it closes",
     ),
 ];
 

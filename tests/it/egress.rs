@@ -45,6 +45,7 @@ struct Running {
 }
 
 fn proxy(rules: &[&str], limits: Limits) -> Running {
+    // An empty list is one the user may add to while it runs.
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "egress-{}-{}",
         std::process::id(),
@@ -200,4 +201,18 @@ fn a_pane_gets_only_so_many_connections_and_idle_tunnels_close() {
     assert!(report(&running).allowed);
     let (third, _) = ask(&running, &connect);
     assert_eq!(third, "HTTP/1.1 200 Connection Established", "the slot is free again");
+}
+
+#[test]
+fn a_host_allowed_while_the_proxy_runs_goes_through_from_then_on() {
+    let (port, _heard) = echo_server();
+    let running = proxy(&[], Limits::default());
+    let connect = format!("CONNECT fake.test:{port} HTTP/1.1\r\n\r\n");
+    assert_eq!(ask(&running, &connect).0, "HTTP/1.1 403 Forbidden");
+    running._proxy.allow(Rule::parse(&format!("fake.test:{port}")).unwrap().remove(0));
+    assert_eq!(ask(&running, &connect).0, "HTTP/1.1 200 Connection Established");
+    assert_eq!(
+        ask(&running, "CONNECT example.com:443 HTTP/1.1\r\n\r\n").0,
+        "HTTP/1.1 403 Forbidden"
+    );
 }

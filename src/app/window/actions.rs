@@ -92,6 +92,13 @@ impl WindowApp {
                     self.allow_clipboard(pane);
                 }
             }
+            Action::AllowHost => {
+                let allowed =
+                    focused.and_then(|p| self.server.workspace_mut().allow_refused_host(p));
+                if let Some(host) = allowed {
+                    eprintln!("paddock: {host} allowed for this pane until it closes");
+                }
+            }
             Action::RestartThread => {
                 if let Some(pane) = focused {
                     // The old screen goes with the old program.

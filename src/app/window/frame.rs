@@ -77,6 +77,8 @@ pub struct FrameContext<'a> {
     pub restart_chord: Option<Chord>,
     /// The key that lets a held clipboard write through.
     pub allow_clipboard_chord: Option<Chord>,
+    /// The chord that lets a pane's last refused host through, to name on its strip.
+    pub allow_host_chord: Option<Chord>,
     pub theme: &'a Theme,
     pub software: bool,
     pub views: &'a HashMap<PaneId, PaneView>,
@@ -352,7 +354,18 @@ fn title_strip(
             }
             0 => {
                 let allow = cx.allow_clipboard_chord.map(|c| c.to_string());
-                view.clipboard.as_ref().and_then(|note| note.describe(cx.now, allow.as_deref()))
+                let clipboard = view
+                    .clipboard
+                    .as_ref()
+                    .and_then(|note| note.describe(cx.now, allow.as_deref()));
+                // The network's refusal, so a person knows why the agent cannot reach a host.
+                clipboard.or_else(|| {
+                    let host = crate::sandbox::visible(&workspace.net_refused(pane)?);
+                    Some(match cx.allow_host_chord {
+                        Some(chord) => format!("net refused {host}: {chord} allows it here"),
+                        None => format!("net refused {host}"),
+                    })
+                })
             }
             n => Some(format!("\u{2191} {n} lines")),
         },

@@ -228,6 +228,7 @@ impl WindowApp {
             origin: surface.grid_origin(),
             restart_chord: self.config.keys.chord_of(crate::input::Action::RestartThread),
             allow_clipboard_chord: self.config.keys.chord_of(crate::input::Action::AllowClipboard),
+            allow_host_chord: self.config.keys.chord_of(crate::input::Action::AllowHost),
             theme: surface.theme(),
             software: surface.is_software(),
             views: &self.views,

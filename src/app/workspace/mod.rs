@@ -443,6 +443,23 @@ impl Workspace {
         self.panes.insert(pane, entry);
     }
 
+    /// The last `host:port` `pane`'s network allow-list refused, not allowed since.
+    pub fn net_refused(&self, pane: PaneId) -> Option<String> {
+        #[cfg(unix)]
+        return self.panes.get(&pane)?.egress.as_ref()?.stats().last_denied;
+        #[cfg(not(unix))]
+        return None;
+    }
+
+    /// Let the last host `pane`'s allow-list refused through, for that pane until it closes
+    /// (the configuration is not written): what was let through.
+    pub fn allow_refused_host(&mut self, pane: PaneId) -> Option<String> {
+        #[cfg(unix)]
+        return self.panes.get(&pane)?.egress.as_ref()?.allow_last_refused();
+        #[cfg(not(unix))]
+        return None;
+    }
+
     /// What `pane`'s lock enforces.
     pub fn lock_of(&self, pane: PaneId) -> Option<&Enforcement> {
         self.panes.get(&pane).map(|p| &p.lock)
