@@ -124,16 +124,7 @@ fn open(server: SocketAddr, via: Option<SocketAddr>, what: &[u8]) -> TcpStream {
 fn download(server: SocketAddr, via: Option<SocketAddr>) -> f64 {
     let started = Instant::now();
     let mut stream = open(server, via, b"BIG\r\n");
-    let mut buffer = vec![0u8; 1 << 20];
-    let mut got = 0;
-    loop {
-        match stream.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) => panic!("download: {e}"),
-        }
-    }
-    assert_eq!(got, BIG);
+    assert_eq!(drain(&mut stream), BIG);
     BIG as f64 / (1 << 20) as f64 / started.elapsed().as_secs_f64()
 }
 
@@ -143,17 +134,21 @@ fn download_bare(hops: SocketAddr) -> f64 {
     let started = Instant::now();
     let mut stream = TcpStream::connect(hops).expect("connect");
     stream.write_all(b"BIG\r\n").expect("ask");
+    assert_eq!(drain(&mut stream), BIG);
+    BIG as f64 / (1 << 20) as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Read `stream` to its end: how many bytes came.
+fn drain(stream: &mut TcpStream) -> usize {
     let mut buffer = vec![0u8; 1 << 20];
     let mut got = 0;
     loop {
         match stream.read(&mut buffer) {
-            Ok(0) => break,
+            Ok(0) => return got,
             Ok(n) => got += n,
             Err(e) => panic!("download: {e}"),
         }
     }
-    assert_eq!(got, BIG);
-    BIG as f64 / (1 << 20) as f64 / started.elapsed().as_secs_f64()
 }
 
 /// Time from connecting to the first byte of a one-byte answer.
