@@ -127,7 +127,7 @@ impl Enforcement {
         match self {
             Enforcement::Locked { network: Reach::Nothing } => "files + network".into(),
             Enforcement::Locked { network: Reach::AllowList } => {
-                "files; network through its allow-list".into()
+                "files; allow-listed network".into()
             }
             Enforcement::Locked { network: Reach::Everything } => "files; network on".into(),
             Enforcement::Degraded(what) | Enforcement::Refused(what) => what.clone(),
@@ -173,7 +173,7 @@ mod tests {
     fn enforcement_reads_as_the_title_strip_shows_it() {
         let locked = |network| Enforcement::Locked { network }.to_string();
         assert_eq!(locked(Reach::Nothing), "Locked (files + network)");
-        assert_eq!(locked(Reach::AllowList), "Locked (files; network through its allow-list)");
+        assert_eq!(locked(Reach::AllowList), "Locked (files; allow-listed network)");
         assert_eq!(locked(Reach::Everything), "Locked (files; network on)");
         let refused = Enforcement::Refused("no user namespaces".into());
         assert_eq!(refused.to_string(), "Refused: no user namespaces");

@@ -362,8 +362,8 @@ fn title_strip(
                 clipboard.or_else(|| {
                     let host = crate::sandbox::visible(&workspace.net_refused(pane)?);
                     Some(match cx.allow_host_chord {
-                        Some(chord) => format!("net refused {host}: {chord} allows it here"),
-                        None => format!("net refused {host}"),
+                        Some(chord) => format!("refused {host} ({chord} allows)"),
+                        None => format!("refused {host}"),
                     })
                 })
             }

@@ -104,7 +104,7 @@ fn an_allow_listed_thread_reaches_its_hosts_through_the_proxy_and_nothing_else()
     });
     assert_eq!(net["mode"], "allow");
     assert_eq!(net["last_denied"], "example.com:80");
-    assert_eq!(instance.pane(1)["lock"]["detail"], "files; network through its allow-list");
+    assert_eq!(instance.pane(1)["lock"]["detail"], "files; allow-listed network");
     let log = std::fs::read_to_string(runtime.dir.join("state/paddock/egress.log")).expect("log");
     let lines: Vec<serde_json::Value> =
         log.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
