@@ -15,6 +15,29 @@ pub fn clean(text: &str, max: usize) -> String {
     text.chars().filter(|c| !c.is_control()).take(max).collect()
 }
 
+/// `text` in at most `room` columns: whole, or cut with `…` at the end (empty when not even
+/// that fits).
+fn fit(text: &str, room: usize) -> String {
+    if unicode_width::UnicodeWidthStr::width(text) <= room {
+        return text.to_owned();
+    }
+    if room == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > room {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
 fn one_row(cols: usize) -> Terminal {
     Terminal::new(TermSize::new(cols, 1), TermConfig { scrollback_lines: 0 })
 }
@@ -106,22 +129,31 @@ pub fn search_prompt(query: &str, missing: bool) -> String {
 }
 
 /// A pane's title strip: its pulse and lock badges, program, title and directory; something at
-/// the right end.
+/// the right end, which may cover the program, title and directory but never the badges.
 pub fn title_strip(strip: &Strip<'_>, cols: usize) -> Terminal {
+    let width = |text: &str| unicode_width::UnicodeWidthStr::width(text);
     let mut row = one_row(cols);
     let mut text = String::from("\x1b[?25l\x1b[?7l");
+    // Columns the badges take.
+    let mut badges = 0;
     if let Some(badge) = strip.pulse {
-        text.push_str(&format!("\x1b[30;{}m {} \x1b[0m", badge.color + 10, clean(badge.text, 60)));
+        let shown = clean(badge.text, 60);
+        badges += width(&shown) + 2;
+        text.push_str(&format!("\x1b[30;{}m {shown} \x1b[0m", badge.color + 10));
     }
     if let Some(spark) = strip.spark {
         // In the pulse badge's color.
         let color = strip.pulse.map_or(37, |b| b.color);
-        text.push_str(&format!("\x1b[{color}m{}\x1b[0m ", clean(spark, 60)));
+        let shown = clean(spark, 60);
+        badges += width(&shown) + 1;
+        text.push_str(&format!("\x1b[{color}m{shown}\x1b[0m "));
     }
     if let Some(badge) = strip.lock {
         // Black on the badge's color.
         let background = badge.color + 10;
-        text.push_str(&format!("\x1b[30;{background}m {} \x1b[0m", clean(badge.text, 60)));
+        let shown = clean(badge.text, 60);
+        badges += width(&shown) + 2;
+        text.push_str(&format!("\x1b[30;{background}m {shown} \x1b[0m"));
     }
     text.push_str(&format!("\x1b[1m {}\x1b[0m", clean(strip.program, 40)));
     if let Some(title) = strip.title.filter(|t| !t.is_empty()) {
@@ -131,11 +163,14 @@ pub fn title_strip(strip: &Strip<'_>, cols: usize) -> Terminal {
         text.push_str(&format!("  \x1b[2m{}\x1b[0m", clean(cwd, 120)));
     }
     if let Some(right) = strip.right {
-        let right = format!(" {} ", clean(right, 100));
-        // Printed where it fits at the right edge, over whatever the left part left there.
-        let width = unicode_width::UnicodeWidthStr::width(right.as_str()) + 1;
-        let at = cols.saturating_sub(width) + 1;
-        text.push_str(&format!("\x1b[1;{at}H\x1b[7m{right}\x1b[0m"));
+        // Printed where it fits at the right edge, over the program, title and directory, cut
+        // short where it would reach the badges (a lock's badge is always read whole).
+        let room = cols.saturating_sub(badges + 2);
+        let right = fit(&format!(" {} ", clean(right, 100)), room);
+        if !right.is_empty() {
+            let at = cols.saturating_sub(width(&right) + 1) + 1;
+            text.push_str(&format!("\x1b[1;{at}H\x1b[7m{right}\x1b[0m"));
+        }
     }
     row.advance(text.as_bytes());
     row
@@ -183,8 +218,18 @@ mod tests {
         );
         let text = crate::term::row_text(&busy.rows()[0]);
         assert!(text.starts_with(" NEEDS YOU: bell \u{2581}\u{2588}  bash"), "{text:?}");
-        // Too narrow: the right part wins the space it needs, nothing panics.
+        // Too narrow: the right part takes what the badges leave, nothing panics.
         let narrow = title_strip(&strip, 5);
         assert_eq!(narrow.size().cols, 5);
+        // A long note never covers the lock's badge: it is cut short instead.
+        let note = "refused example.com:80 (Ctrl+Shift+N allows)";
+        let badge = Badge { text: "Locked (files; allow-listed network)", color: 32 };
+        let crowded = title_strip(&Strip { lock: Some(badge), right: Some(note), ..strip }, 60);
+        let text = crate::term::row_text(&crowded.rows()[0]);
+        assert!(text.starts_with(" Locked (files; allow-listed network) "), "{text:?}");
+        assert!(text.contains(" refused example") && text.contains('…'), "{text:?}");
+        let tiny = title_strip(&Strip { lock: Some(badge), right: Some(note), ..strip }, 20);
+        let text = crate::term::row_text(&tiny.rows()[0]);
+        assert!(text.starts_with(" Locked (files; all"), "the badge first: {text:?}");
     }
 }
