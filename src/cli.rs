@@ -155,8 +155,13 @@ pub enum SandboxVerb {
         #[arg(last = true, required = true, value_name = "CMD")]
         command: Vec<String>,
     },
-    /// Print what this system can enforce, and why not when it cannot.
-    Probe,
+    /// Print what this system can enforce, and why not when it cannot; with --thread, the
+    /// view that thread's lock gives its programs: what is writable, readable and protected.
+    Probe {
+        /// A thread of the configuration.
+        #[arg(long, value_name = "NAME")]
+        thread: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

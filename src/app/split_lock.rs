@@ -10,6 +10,8 @@ use crate::pty::PaneSession;
 /// The lock a split inherits from the pane it was split from.
 #[derive(Clone, Debug)]
 pub struct InheritedLock {
+    /// The thread whose lock (and home) it is.
+    pub thread: String,
     pub lock: LockPolicy,
     pub env_pass: Vec<String>,
     /// What its clipboard writes do, as in the pane it was split from.
@@ -21,7 +23,8 @@ pub fn inherited(thread: Option<&ThreadSpec>) -> Option<InheritedLock> {
     let thread = thread?;
     let lock = thread.lock.clone()?;
     let clipboard = thread.clipboard_rule();
-    Some(InheritedLock { lock, env_pass: thread.env_pass.clone(), clipboard })
+    let name = thread.name.clone();
+    Some(InheritedLock { thread: name, lock, env_pass: thread.env_pass.clone(), clipboard })
 }
 
 /// Where the split starts: the locked program's working folder as the kernel knows it, when

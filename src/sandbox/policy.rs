@@ -43,6 +43,11 @@ pub struct Policy {
     /// what each connection may reach.
     #[serde(default)]
     pub egress: Option<EgressRoute>,
+    /// The thread's own home: a folder of paddock's (canonical) shown, writable, where the home
+    /// folder is, so that logins, caches and settings persist between runs. None: an empty
+    /// read-only folder stands in. Read entries inside the home folder are shown over it.
+    #[serde(default)]
+    pub home: Option<PathBuf>,
 }
 
 /// Where a locked pane's proxied connections go (`Policy::egress`).

@@ -21,6 +21,8 @@ pub struct Resolved {
     /// The pane's proxy (canonical) and the loopback port that leads to it, with the network
     /// off (`Policy::egress`).
     pub egress: Option<super::policy::EgressRoute>,
+    /// The thread's own home (`Policy::home`), canonical, a folder.
+    pub home: Option<PathBuf>,
 }
 
 /// Why a protected path cannot be kept as it is (the lock is then refused: a protection that
@@ -150,7 +152,8 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         None => None,
     };
     let network = policy.network;
-    Ok(Resolved { write, read, protect, unix_sockets, network, control_folder, egress })
+    let home = policy.home.as_deref().map(|own| own_home(own, home)).transpose()?;
+    Ok(Resolved { write, read, protect, unix_sockets, network, control_folder, egress, home })
 }
 
 /// The writable folders, canonical; `/`, the home folder or a folder holding it refused
@@ -242,6 +245,20 @@ fn added_protections(policy: &Policy, write: &[PathBuf]) -> Result<Vec<PathBuf>,
         }
     }
     Ok(protect)
+}
+
+/// The thread's own home, canonical: it must be there, a folder, and not the home folder or a
+/// folder holding it (what it stands in for).
+fn own_home(own: &Path, home: Option<&Path>) -> Result<PathBuf, ResolveError> {
+    let real = unmoved(own)?;
+    if !real.is_dir() {
+        return Err(ResolveError::NotAFolder(real));
+    }
+    let home = home.and_then(|h| h.canonicalize().ok());
+    if let Some(home) = home.filter(|home| home.starts_with(&real)) {
+        return Err(ResolveError::HoldsHome { folder: real, home });
+    }
+    Ok(real)
 }
 
 /// One of the pane's own sockets (its proxy), canonical: it must be there, and a socket.

@@ -3,6 +3,7 @@
 
 #[cfg(unix)]
 mod relay;
+mod view;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,14 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("paddock"));
     let isolation = sandbox::host(exe.clone());
     match verb {
-        SandboxVerb::Probe => {
+        SandboxVerb::Probe { thread: Some(thread) } => match view::print(&thread, config, &exe) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("paddock sandbox probe: {error:#}");
+                ExitCode::from(1)
+            }
+        },
+        SandboxVerb::Probe { thread: None } => {
             let probe = isolation.probe();
             for line in &probe.lines {
                 println!("{line}");

@@ -56,6 +56,7 @@ fn resolved(root: &Path, network: bool) -> Resolved {
         network,
         control_folder: None,
         egress: None,
+        home: None,
     }
 }
 

@@ -51,6 +51,12 @@ impl Workspace {
             (lock, crate::sandbox::env::build(std::env::vars_os(), env_pass))
         });
         let env_names = lock.as_ref().map(|(_, built)| built.names.clone());
+        // Whose home a locked pane gets, and the PATH its toolchains are found on.
+        let home_thread = thread
+            .map(|t| t.name.clone())
+            .or_else(|| launch.inherited.as_ref().map(|i| i.thread.clone()));
+        let path_var = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.into());
+        let path_var: Option<std::ffi::OsString> = path_var.or_else(|| std::env::var_os("PATH"));
         // Before the program runs: what git would find in its writable folders.
         let git_watch = lock.as_ref().map(|(lock, _)| GitWatch::start(lock));
         let endpoint = self.open_endpoint(pane, lock.is_some())?;
@@ -89,7 +95,16 @@ impl Workspace {
             scrollback_lines: self.options.scrollback_lines,
             lock: match (lock, thread) {
                 (Some((lock, built)), _) => PaneLock::Locked(Box::new(Locked {
-                    policy: self.pane_policy(lock, endpoint_path.as_deref(), route),
+                    policy: {
+                        let policy = self.pane_policy(lock, endpoint_path.as_deref(), route);
+                        match &home_thread {
+                            Some(name) => {
+                                crate::app::lock::with_home(policy, name, path_var.as_deref())
+                                    .map_err(|why| Refusal(ErrorCode::Failed, why))?
+                            }
+                            None => policy,
+                        }
+                    },
                     launcher: self.options.launcher.clone(),
                     inherited_env: built.vars,
                 })),

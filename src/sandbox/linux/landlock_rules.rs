@@ -26,21 +26,24 @@ const DEVICES: &[&str] =
 /// have, newer ones no rights paddock has not tested.
 const ABI_WANTED: ABI = ABI::V7;
 
-/// `exe`: paddock itself, which every lock may read and run (never write).
-pub fn apply(
-    resolved: &Resolved,
-    tmpdir: &Path,
-    tty: Option<&Path>,
-    exe: Option<&Path>,
-) -> Result<(), String> {
-    build(resolved, tmpdir, tty, exe).map_err(|e| format!("cannot apply the Landlock rules: {e}"))
+/// `exe`: paddock itself, which every lock may read and run (never write). `home`: where the
+/// home folder is, writable where the thread has a home of its own there.
+pub fn apply(resolved: &Resolved, tmpdir: &Path, places: Places<'_>) -> Result<(), String> {
+    build(resolved, tmpdir, places).map_err(|e| format!("cannot apply the Landlock rules: {e}"))
+}
+
+/// Where the pane's terminal, paddock itself and the home folder are (each may be unknown).
+#[derive(Clone, Copy)]
+pub struct Places<'a> {
+    pub tty: Option<&'a Path>,
+    pub exe: Option<&'a Path>,
+    pub home: Option<&'a Path>,
 }
 
 fn build(
     resolved: &Resolved,
     tmpdir: &Path,
-    tty: Option<&Path>,
-    exe: Option<&Path>,
+    Places { tty, exe, home }: Places<'_>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let abi = ABI_WANTED;
     let ruleset = Ruleset::default()
@@ -69,6 +72,9 @@ fn build(
     let write = AccessFs::from_all(abi);
     let own = [(tmpdir, write), (Path::new("/dev/shm"), write)];
     rules.extend(resolved.write.iter().map(|p| (p.as_path(), write)).chain(own));
+    // The thread's own home, shown where the home folder is (read entries inside it are
+    // read-only mounts over it).
+    rules.extend(home.filter(|_| resolved.home.is_some()).map(|p| (p, write)));
     for (path, access) in rules {
         // A system folder this host does not have is no rule.
         let Ok(fd) = PathFd::new(path) else {

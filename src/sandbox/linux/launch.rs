@@ -124,7 +124,7 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
     let (home, cwd, tty, exe) = (home.as_deref(), cwd.as_deref(), tty.as_deref(), exe.as_deref());
     let tmpdir = mounts::build(&resolved, home, cwd, tty, exe)?;
     caps::drop_all_but_the_gates()?;
-    landlock_rules::apply(&resolved, &tmpdir, tty, exe)?;
+    landlock_rules::apply(&resolved, &tmpdir, landlock_rules::Places { tty, exe, home })?;
     filter::apply(resolved.network)?;
     Ok(Locked { tmpdir, listed, bridge })
 }

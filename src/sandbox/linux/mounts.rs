@@ -1,10 +1,16 @@
 //! The filesystem a locked command sees, built from nothing: a fresh root (tmpfs) holding only
 //! the system's folders, the lock's folders at their own paths, the devices a program needs, a
-//! /tmp of its own, and empty folders for the home and working folders; everything else of the
-//! host (other home folders, /run and its sockets, paddock's control socket, other users'
-//! files, other processes in /proc) is not there at all. Then every mount is read-only, nosuid and nodev, except the
-//! lock's writable folders and the pane's temporary folders; protected paths are read-only
-//! mounts of their own inside them. Landlock enforces the same rules again, by path.
+//! /tmp of its own, the thread's own home folder (or an empty one) where the home folder is, and
+//! an empty working folder where none is shown; everything else of the host (other home
+//! folders, other threads' homes, /run and its sockets, paddock's control socket, other users'
+//! files, other processes in /proc) is not there at all. Then every mount is read-only, nosuid
+//! and nodev, except the lock's writable folders, the thread's home and the pane's temporary
+//! folders; protected paths are read-only mounts of their own inside them. Landlock enforces
+//! the same rules again, by path.
+//!
+//! Mount points are made and mounted on without following symbolic links: the thread's home
+//! and the writable folders are the lock's to change between runs, and a link planted there
+//! must not move a mount (a protection) elsewhere.
 
 use std::ffi::CString;
 use std::fs::File;
@@ -40,12 +46,21 @@ enum Role {
     Read,
     Write,
     Protect,
+    /// The thread's own home, shown where the home folder is.
+    Home,
 }
 
-/// The host paths a view shows, each opened (without following links) before anything is
-/// mounted over them, and the system's links (merged /usr: /bin -> usr/bin) to make again.
+/// A host path a view shows, opened (without following links) before anything is mounted over
+/// it, and where it is shown: where it is, but for the thread's home.
+struct Source {
+    at: PathBuf,
+    file: File,
+    role: Role,
+}
+
+/// What a view shows, and the system's links (merged /usr: /bin -> usr/bin) to make again.
 struct Sources {
-    opened: Vec<(PathBuf, File, Role)>,
+    opened: Vec<Source>,
     links: Vec<(PathBuf, PathBuf)>,
 }
 
@@ -63,7 +78,7 @@ pub fn build(
     // Asked before the stage hides the host's /tmp.
     let hidden = hidden_folders(resolved);
     mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
-    let sources = open_sources(resolved, tty, exe)?;
+    let sources = open_sources(resolved, home, tty, exe)?;
     let stage = Path::new(STAGE);
     assemble(stage, &sources)?;
     hide(stage, &hidden, resolved)?;
@@ -76,21 +91,24 @@ pub fn build(
     ] {
         let _ = std::os::unix::fs::symlink(target, inside(stage, Path::new(link)));
     }
-    // Empty home and working folders stand in for the real ones.
+    // Empty home and working folders stand in for the real ones (where the thread has no home
+    // of its own, and no lock folder shows the working folder).
     for path in home.into_iter().chain(cwd) {
-        let _ = std::fs::create_dir_all(inside(stage, path));
+        let _ = mount_point(stage, path, true);
     }
     // Everything shown read-only (read folders, listed sockets, paddock itself), to make
-    // read-only again where a writable mount above it (the pane's /tmp) made it writable.
+    // read-only again where a writable mount above it (the pane's /tmp, the home) made it
+    // writable.
     let read_only: Vec<PathBuf> = sources
         .opened
         .iter()
-        .filter(|(_, _, role)| *role == Role::Read)
-        .map(|(p, _, _)| p.clone())
+        .filter(|source| source.role == Role::Read)
+        .map(|source| source.at.clone())
         .collect();
     drop(sources);
     enter(stage)?;
-    set_access(resolved, tty, &read_only)?;
+    let home = home.filter(|_| resolved.home.is_some());
+    set_access(resolved, home, tty, &read_only)?;
     let root = Path::new("/");
     let start = cwd.filter(|c| c.is_dir()).or(home).unwrap_or(root);
     std::env::set_current_dir(start)
@@ -103,9 +121,10 @@ fn inside(stage: &Path, path: &Path) -> PathBuf {
     stage.join(path.strip_prefix("/").unwrap_or(path))
 }
 
-/// What no view shows even where a lock folder holds it: paddock's control sockets, the X
-/// server's sockets (a window's keystrokes and screen), and the session's runtime folder
-/// (Wayland, D-Bus, the keyring, the ssh agent) wherever $XDG_RUNTIME_DIR puts it.
+/// What no view shows even where a lock folder holds it: paddock's control sockets, the
+/// threads' homes (another thread's logins), the X server's sockets (a window's keystrokes and
+/// screen), and the session's runtime folder (Wayland, D-Bus, the keyring, the ssh agent)
+/// wherever $XDG_RUNTIME_DIR puts it.
 fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
     // SAFETY: getuid(2).
     let uid = unsafe { libc::getuid() };
@@ -115,6 +134,7 @@ fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
         .into_iter()
         .chain(runtime)
         .chain(resolved.control_folder.clone())
+        .chain(resolved.home.as_deref().and_then(Path::parent).map(Path::to_owned))
         .collect()
 }
 
@@ -122,10 +142,11 @@ fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
 /// protections last (the order they are mounted in).
 fn open_sources(
     resolved: &Resolved,
+    home: Option<&Path>,
     tty: Option<&Path>,
     exe: Option<&Path>,
 ) -> Result<Sources, String> {
-    let mut sources: Vec<(PathBuf, File, Role)> = Vec::new();
+    let mut sources: Vec<Source> = Vec::new();
     let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
     for path in SYSTEM.iter().map(Path::new) {
         match std::fs::read_link(path) {
@@ -140,6 +161,12 @@ fn open_sources(
     open_source(&mut sources, Path::new("/sys"), Role::Info)?;
     for path in DEVICES.iter().map(Path::new).chain(tty).chain([Path::new("/dev/pts")]) {
         open_source(&mut sources, path, Role::Device)?;
+    }
+    if let Some((own, home)) = resolved.home.as_ref().zip(home) {
+        open_source(&mut sources, own, Role::Home)?;
+        if let Some(source) = sources.last_mut() {
+            source.at = home.to_owned();
+        }
     }
     for path in &resolved.read {
         open_source(&mut sources, path, Role::Read)?;
@@ -176,7 +203,7 @@ fn open_sources(
         open_source(&mut sources, path, Role::Read)?;
     }
     // Outer folders before the ones inside them; protections last, on top.
-    sources.sort_by_key(|(path, _, role)| (*role == Role::Protect, path.components().count()));
+    sources.sort_by_key(|source| (source.role == Role::Protect, source.at.components().count()));
     Ok(Sources { opened: sources, links })
 }
 
@@ -200,10 +227,10 @@ fn assemble(stage: &Path, sources: &Sources) -> Result<(), String> {
         let flags = libc::MS_NOSUID | libc::MS_NODEV;
         mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), flags, Some("mode=1777"))?;
     }
-    for (path, file, _) in &sources.opened {
-        let target = inside(stage, path);
-        make_mount_point(&target, file)?;
-        mount_descriptor(file, &target).map_err(|e| format!("{e} (showing {})", path.display()))?;
+    for Source { at, file, .. } in &sources.opened {
+        let is_dir = file.metadata().map(|m| m.is_dir()).unwrap_or(false);
+        let target = mount_point(stage, at, is_dir)?;
+        mount_descriptor(file, &target).map_err(|e| format!("{e} (showing {})", at.display()))?;
     }
     // A /proc of the lock's own PID namespace: its processes only, so no other process's
     // command line, environment or mounts.
@@ -222,9 +249,12 @@ fn hide(stage: &Path, hidden: &[PathBuf], resolved: &Resolved) -> Result<(), Str
     for hidden in hidden {
         let shown = bound().any(|f| hidden.starts_with(f));
         let holds_lock = bound().any(|f| f.starts_with(hidden));
-        let target = inside(stage, hidden);
-        if shown && !holds_lock && target.is_dir() {
-            mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), 0, Some("mode=0700"))?;
+        if shown && !holds_lock && inside(stage, hidden).is_dir() {
+            // On the folder itself, opened without following a link on the way.
+            let point = mount_point(stage, hidden, true)?;
+            let target = PathBuf::from(format!("/proc/self/fd/{}", point.fd.as_raw_fd()));
+            mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), 0, Some("mode=0700"))
+                .map_err(|e| format!("{e} (hiding {})", hidden.display()))?;
         }
     }
     Ok(())
@@ -236,6 +266,7 @@ fn hide(stage: &Path, hidden: &[PathBuf], resolved: &Resolved) -> Result<(), Str
 /// protected paths are read-only whatever holds them.
 fn set_access(
     resolved: &Resolved,
+    home: Option<&Path>,
     tty: Option<&Path>,
     read_only: &[PathBuf],
 ) -> Result<(), String> {
@@ -246,7 +277,10 @@ fn set_access(
             set_mount_attrs(path, 0, MOUNT_ATTR_NODEV)?;
         }
     }
-    let writable = || resolved.write.iter().map(PathBuf::as_path).chain(FRESH.map(Path::new));
+    let writable = || {
+        let fresh = FRESH.map(Path::new);
+        home.into_iter().chain(resolved.write.iter().map(PathBuf::as_path)).chain(fresh)
+    };
     for path in writable() {
         set_mount_attrs(path, 0, MOUNT_ATTR_RDONLY)?;
     }
@@ -278,17 +312,13 @@ pub fn dns_folder(network: bool) -> Option<PathBuf> {
 /// the configuration was read: they are opened without following any symbolic link, so one
 /// put in their way since (another pane replacing a lock folder with a link to ~/.ssh) fails
 /// the lock instead of widening it; the descriptor opened is what gets mounted.
-fn open_source(
-    sources: &mut Vec<(PathBuf, File, Role)>,
-    path: &Path,
-    role: Role,
-) -> Result<(), String> {
+fn open_source(sources: &mut Vec<Source>, path: &Path, role: Role) -> Result<(), String> {
     let opened = match role {
         Role::System | Role::Info | Role::Device => std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
             .open(path),
-        Role::Read | Role::Write | Role::Protect => open_without_links(path),
+        Role::Read | Role::Write | Role::Protect | Role::Home => open_without_links(path),
     };
     match opened {
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Err(format!(
@@ -296,7 +326,7 @@ fn open_source(
             path.display()
         )),
         Ok(file) => {
-            sources.push((path.to_owned(), file, role));
+            sources.push(Source { at: path.to_owned(), file, role });
             Ok(())
         }
         // A system folder or device this host does not have.
@@ -330,12 +360,13 @@ pub fn open_without_links(path: &Path) -> std::io::Result<File> {
     Ok(unsafe { File::from(std::os::fd::OwnedFd::from_raw_fd(fd as i32)) })
 }
 
-/// Mount what `source` is open on at `target`, with everything mounted below it: a copy of
-/// its tree (open_tree) moved into place (move_mount), so no path is looked up again.
-fn mount_descriptor(source: &File, target: &Path) -> Result<(), String> {
+/// Mount what `source` is open on at the mount point `target` is open on, with everything
+/// mounted below it: a copy of its tree (open_tree) moved into place (move_mount), so no path
+/// is looked up again.
+fn mount_descriptor(source: &File, target: &MountPoint) -> Result<(), String> {
     const OPEN_TREE_CLONE: libc::c_uint = 1;
     const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
-    let target_c = cstring(target)?;
+    const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
     // SAFETY: open_tree(2) on our descriptor with an empty path.
     let tree = unsafe {
         libc::syscall(
@@ -352,44 +383,121 @@ fn mount_descriptor(source: &File, target: &Path) -> Result<(), String> {
     }
     // SAFETY: the tree descriptor was just made and is ours alone.
     let tree = unsafe { std::os::fd::OwnedFd::from_raw_fd(tree as i32) };
-    // SAFETY: move_mount(2) from our tree descriptor to a NUL-terminated target path.
+    // SAFETY: move_mount(2) from our tree descriptor to our mount point's descriptor.
     let moved = unsafe {
         libc::syscall(
             libc::SYS_move_mount,
             tree.as_raw_fd(),
             c"".as_ptr(),
-            libc::AT_FDCWD,
-            target_c.as_ptr(),
-            MOVE_MOUNT_F_EMPTY_PATH,
+            target.fd.as_raw_fd(),
+            c"".as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH,
         )
     };
     if moved != 0 {
         return Err(format!(
             "cannot mount on {}: {}",
-            target.display(),
+            target.path.display(),
             std::io::Error::last_os_error()
         ));
     }
     Ok(())
 }
 
-/// An empty folder or file for `source` to be mounted on.
-fn make_mount_point(target: &Path, source: &File) -> Result<(), String> {
-    let is_dir = source.metadata().map(|m| m.is_dir()).unwrap_or(false);
-    let made = if is_dir {
-        std::fs::create_dir_all(target)
-    } else {
-        let parent = target.parent().unwrap_or(Path::new("/"));
-        std::fs::create_dir_all(parent).and_then(|()| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(target)
-                .map(drop)
-        })
+/// A place to mount on, open, and where it is on the stage (for messages).
+struct MountPoint {
+    fd: std::os::fd::OwnedFd,
+    path: PathBuf,
+}
+
+/// The mount point for `path` on `stage`, an empty folder (or file) made where there is none,
+/// every step opened without following a symbolic link: one in the way (planted in the
+/// thread's home or a writable folder) fails the lock instead of moving the mount.
+fn mount_point(stage: &Path, path: &Path, is_dir: bool) -> Result<MountPoint, String> {
+    let target = inside(stage, path);
+    let failed = |e: std::io::Error| {
+        let why = if e.raw_os_error() == Some(libc::ELOOP) {
+            "a symbolic link is in its way, which a lock does not follow".to_owned()
+        } else {
+            e.to_string()
+        };
+        format!("cannot make a mount point at {}: {why}", path.display())
     };
-    made.map_err(|e| format!("cannot make a mount point at {}: {e}", target.display()))
+    let mut folder = open_step(None, stage, true).map_err(failed)?;
+    let names: Vec<_> = path
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        let last = i + 1 == names.len();
+        let want_dir = !last || is_dir;
+        let step = Path::new(name);
+        folder = match open_step(Some(&folder), step, want_dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                make_step(&folder, step, want_dir).map_err(failed)?;
+                open_step(Some(&folder), step, want_dir).map_err(failed)?
+            }
+            other => other.map_err(failed)?,
+        };
+    }
+    Ok(MountPoint { fd: folder, path: target })
+}
+
+/// An empty folder (or file) `name` in `folder`; one already there (even a link) is left as
+/// it is, for `open_step` to judge.
+fn make_step(folder: &std::os::fd::OwnedFd, name: &Path, is_dir: bool) -> std::io::Result<()> {
+    let name = cstring(name).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: mkdirat(2) / openat(2) in our folder descriptor with a NUL-terminated name; a
+    // file made is closed at once.
+    let made = unsafe {
+        if is_dir {
+            libc::mkdirat(folder.as_raw_fd(), name.as_ptr(), 0o755)
+        } else {
+            let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
+            let fd =
+                libc::openat(folder.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC, 0o644);
+            if fd >= 0 {
+                libc::close(fd);
+            }
+            fd.min(0)
+        }
+    };
+    match std::io::Error::last_os_error() {
+        _ if made == 0 => Ok(()),
+        e if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        e => Err(e),
+    }
+}
+
+/// `name` opened as a location (O_PATH) in `folder` (or from the current root when none), not
+/// following a symbolic link: one there is ELOOP.
+fn open_step(
+    folder: Option<&std::os::fd::OwnedFd>,
+    name: &Path,
+    is_dir: bool,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    let name = cstring(name).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    let dirfd = folder.map_or(libc::AT_FDCWD, |f| f.as_raw_fd());
+    let mut flags = libc::O_PATH | libc::O_CLOEXEC | libc::O_NOFOLLOW;
+    if is_dir {
+        flags |= libc::O_DIRECTORY;
+    }
+    // SAFETY: openat(2) with a NUL-terminated name.
+    let fd = unsafe { libc::openat(dirfd, name.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a new descriptor, ours alone.
+    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+    // O_PATH with O_NOFOLLOW opens a link itself rather than failing.
+    let meta = File::from(fd.try_clone()?).metadata()?;
+    if meta.file_type().is_symlink() {
+        return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+    }
+    Ok(fd)
 }
 
 /// Make `stage` the root; the old root is detached whole.

@@ -5,6 +5,7 @@ mod config;
 mod control;
 mod egress;
 mod git_planted;
+mod home;
 mod lock_paths;
 mod locked_control;
 mod panes;
@@ -57,6 +58,8 @@ impl Runtime {
             .env("XDG_CONFIG_HOME", self.dir.join("config"))
             .env("SHELL", "/bin/sh")
             .env("XDG_STATE_HOME", self.dir.join("state"))
+            // Locked threads' homes here, never in the user's data folder.
+            .env("XDG_DATA_HOME", self.dir.join("data"))
             .env_remove("PADDOCK_SOCKET")
             .env_remove("PADDOCK_PANE");
         // The vault: inside a test's private keychain session, that one; otherwise the kernel's

@@ -3,6 +3,9 @@
 //! control sockets kept out). The sandbox knows neither the configuration nor where paddock
 //! keeps its files; this is where the two meet.
 
+pub mod home;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::config::{LockPolicy, Network};
@@ -22,6 +25,33 @@ pub fn policy_for(lock: &LockPolicy, guarded: &[PathBuf]) -> Policy {
         ..Policy::default()
     }
     .protecting_git()
+}
+
+/// `policy` for a pane of `thread`, whose PATH is `path_var`: on Linux the thread's own home
+/// (`home::own_home`) stands in for the home folder; everywhere the default read list of the
+/// real home (`home::home_reads`) is added, but for what lies in a writable folder (a read
+/// entry there would make it read-only).
+pub fn with_home(
+    mut policy: Policy,
+    thread: &str,
+    path_var: Option<&OsStr>,
+) -> Result<Policy, String> {
+    let Some(real) = dirs::home_dir().and_then(|h| h.canonicalize().ok()) else {
+        return Ok(policy);
+    };
+    let reads = home::home_reads(&real, path_var);
+    let writable = |p: &Path| policy.write.iter().any(|w| p.starts_with(w));
+    let added: Vec<PathBuf> = reads.read.into_iter().filter(|p| !writable(p)).collect();
+    policy.read.extend(added);
+    #[cfg(target_os = "linux")]
+    {
+        let own = home::own_home(thread)?;
+        home::make_links(&own, &reads.links);
+        policy.home = Some(own);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = thread;
+    Ok(policy)
 }
 
 /// paddock's own configuration and state folders: protected wherever they fall inside a lock,

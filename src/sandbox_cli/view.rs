@@ -1,0 +1,94 @@
+//! `paddock sandbox probe --thread NAME`: the view a thread's lock gives its programs, as this
+//! host would enforce it now: what they may write, what they may only read (and which of it
+//! the default read list added), the thread's own home, what is protected, the network, and
+//! what the default list left out and why.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use paddock::app::lock::{self, control_folder, guarded_paths, policy_for};
+use paddock::config::{self, Config, Network};
+use paddock::sandbox::{resolve::resolve, Policy};
+
+/// Print `thread`'s view under the configuration at `config` (the default one when None).
+pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
+    let config_file = config.map(Path::to_owned).or_else(config::default_path);
+    let loaded = match &config_file {
+        Some(path) => match config::load(path) {
+            Ok(loaded) => loaded.unwrap_or_default(),
+            Err(problems) => {
+                bail!("{} has problems (see `paddock config check`):\n{problems}", path.display())
+            }
+        },
+        None => Config::default(),
+    };
+    let Some(spec) = loaded.threads.iter().find(|t| t.name == thread) else {
+        let names: Vec<&str> = loaded.threads.iter().map(|t| t.name.as_str()).collect();
+        bail!("no thread named \"{thread}\" in the configuration (threads: {})", names.join(", "))
+    };
+    let Some(lock_policy) = &spec.lock else {
+        let why = if spec.unlocked { "unlocked: true" } else { "no `lock`" };
+        println!("thread \"{thread}\" runs unlocked ({why}): its programs see what you see");
+        return Ok(());
+    };
+    let path_var = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.into())
+        .or_else(|| std::env::var_os("PATH"));
+    let policy = Policy {
+        control_folder: control_folder(),
+        ..policy_for(lock_policy, &guarded_paths(config, exe))
+    };
+    let configured: Vec<PathBuf> = policy.read.clone();
+    let policy =
+        lock::with_home(policy, thread, path_var.as_deref()).map_err(anyhow::Error::msg)?;
+    let home = dirs::home_dir().map(|h| h.canonicalize().unwrap_or(h));
+    let resolved = resolve(&policy, home.as_deref())
+        .with_context(|| format!("thread \"{thread}\"'s lock is refused here"))?;
+    let shown = |p: &Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => p.display().to_string(),
+    };
+    println!("thread \"{thread}\": the view its programs get");
+    match (&resolved.home, &home) {
+        (Some(own), Some(real)) => println!(
+            "  home       {} (writable, kept between runs), shown as {}",
+            shown(own),
+            real.display()
+        ),
+        _ => println!("  home       an empty read-only folder"),
+    }
+    for path in &resolved.write {
+        println!("  writable   {}", shown(path));
+    }
+    for path in &resolved.read {
+        let default = if configured.contains(path) { "" } else { "  (default)" };
+        println!("  readable   {}{default}", shown(path));
+    }
+    for path in &resolved.protect {
+        println!("  protected  {}", shown(path));
+    }
+    for path in &resolved.unix_sockets {
+        println!("  socket     {}", shown(path));
+    }
+    println!("  system     /usr /bin /sbin /lib* /etc /opt /nix readable; /tmp and /dev/shm the pane's own");
+    let network = match &lock_policy.network {
+        Network::Off => "off (its own loopback only)".to_owned(),
+        Network::On => "on (everything you can reach)".to_owned(),
+        Network::Allow(rules) => {
+            let rules: Vec<String> = rules.iter().map(ToString::to_string).collect();
+            format!("allow-list, through paddock's proxy: {}", rules.join(", "))
+        }
+    };
+    println!("  network    {network}");
+    if let Some(real) = &home {
+        for (path, why) in lock::home::home_reads(real, path_var.as_deref()).left_out {
+            println!("  left out   {}: {why}", shown(&path));
+        }
+    }
+    Ok(())
+}
