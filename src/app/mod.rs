@@ -13,6 +13,7 @@ mod pane_endpoint;
 mod pulse;
 mod secrets;
 mod workspace;
+pub mod worktree;
 
 #[cfg(unix)]
 pub mod headless;

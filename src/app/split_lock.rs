@@ -21,7 +21,10 @@ pub struct InheritedLock {
 /// What a split of a pane running `thread` inherits: its lock, if it has one.
 pub fn inherited(thread: Option<&ThreadSpec>) -> Option<InheritedLock> {
     let thread = thread?;
-    let lock = thread.lock.clone()?;
+    let mut lock = thread.lock.clone()?;
+    // Its worktree, which the thread's pane made when it started.
+    let worktree = thread.worktree.as_ref().and_then(crate::app::worktree::existing);
+    lock.write.extend(worktree.filter(|w| !lock.write.contains(w)));
     let clipboard = thread.clipboard_rule();
     let name = thread.name.clone();
     Some(InheritedLock { thread: name, lock, env_pass: thread.env_pass.clone(), clipboard })

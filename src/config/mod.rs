@@ -94,6 +94,18 @@ pub struct ThreadSpec {
     pub pulse: PulseSettings,
     /// What its programs' clipboard writes (OSC 52) do; `None`: the default for its lock.
     pub clipboard: Option<ClipboardRule>,
+    /// A git worktree of its own: made (or reused) when it starts, its working folder and,
+    /// locked, a writable folder of its lock.
+    pub worktree: Option<Worktree>,
+}
+
+/// A thread's own worktree of a repository, on a branch (`app::worktree`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Worktree {
+    /// The repository, as written (absolute).
+    pub repo: PathBuf,
+    /// The branch, made from the repository's HEAD when it does not exist yet.
+    pub branch: String,
 }
 
 impl ThreadSpec {

@@ -56,6 +56,15 @@ pub struct RawThread {
     pub secrets: Option<Vec<RawSecret>>,
     pub pulse: Option<RawPulse>,
     pub clipboard: Option<super::ClipboardRule>,
+    pub worktree: Option<RawWorktree>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Worktree")]
+#[serde(deny_unknown_fields)]
+pub struct RawWorktree {
+    pub repo: Option<String>,
+    pub branch: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::input::{Action, Key, Modifiers};
 
-/// A home folder with the folders the example names (`~/src/app`, `~/.cargo`).
+/// A home folder with the folders the example names (`~/src/app`, `~/src/shared`).
 struct Home(PathBuf);
 
 impl Home {
@@ -15,7 +15,7 @@ impl Home {
             std::env::temp_dir().join(format!("paddock-config-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("src/app")).expect("temp home");
-        std::fs::create_dir_all(dir.join(".cargo")).expect("temp home");
+        std::fs::create_dir_all(dir.join("src/shared")).expect("temp home");
         Home(dir)
     }
 
@@ -85,7 +85,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 place: Placement::Tab,
                 lock: Some(LockPolicy {
                     write: vec![app.clone()],
-                    read: vec![home.path(".cargo"), PathBuf::from("/usr")],
+                    read: vec![home.path("src/shared"), PathBuf::from("/usr")],
                     protect: vec![app.join(".env")],
                     network: Network::Allow(
                         ["@anthropic", "*.github.com", "models.internal:8080"]
@@ -108,6 +108,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     needs_you: vec!["Apply these changes\\? \\(y/n\\)".into()],
                 },
                 clipboard: Some(ClipboardRule::Ask),
+                worktree: None,
             },
             ThreadSpec {
                 name: "tests".into(),
@@ -121,6 +122,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 secrets: vec![],
                 pulse: PulseSettings::default(),
                 clipboard: None,
+                worktree: None,
             },
             ThreadSpec {
                 name: "shell".into(),
@@ -134,6 +136,28 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 secrets: vec![],
                 pulse: PulseSettings::default(),
                 clipboard: None,
+                worktree: None,
+            },
+            ThreadSpec {
+                name: "second".into(),
+                command: vec!["codex".into()],
+                cwd: None,
+                env: vec![],
+                env_pass: vec![],
+                place: Placement::Tab,
+                lock: Some(LockPolicy {
+                    write: vec![],
+                    read: vec![],
+                    protect: vec![],
+                    network: Network::Allow(crate::egress::Rule::parse("@openai").expect("preset")),
+                    sockets: vec![],
+                    allow_broad_write: false,
+                }),
+                unlocked: false,
+                secrets: vec![],
+                pulse: PulseSettings::default(),
+                clipboard: None,
+                worktree: Some(Worktree { repo: app.clone(), branch: "agent-second".into() }),
             },
         ],
         proxy_hosts: [("models.internal".to_owned(), "10.0.0.5".parse().unwrap())].into(),
@@ -202,7 +226,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:39: threads[0].lock.write[0]: expected string, found `12`",
         ]),
         ("unknown field", "(threads: [\n  (nmae: \"a\"),\n])", &[
-            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `clipboard`)",
+            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `clipboard`, `worktree`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
             "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`, `proxy_hosts`)",
@@ -221,6 +245,11 @@ fn broken_files_get_exact_diagnostics() {
         ("bad proxy hosts", "(proxy_hosts: {\"fake.test\": \"localhost\", \"a/b\": \"127.0.0.1\"})", &[
             "1:15: proxy_hosts: \"a/b\" is not a host name",
             "1:15: proxy_hosts: \"localhost\" (for fake.test) is not an IP address",
+        ]),
+        ("bad worktrees", "(threads: [(name: \"a\", worktree: (repo: \"/r\", branch: \"-x y\")), (name: \"b\", cwd: \"/tmp\", worktree: (branch: \"b\")), (name: \"c\", cwd: \"/tmp\", worktree: (repo: \"/r\", branch: \"c\"))])", &[
+            "1:55: threads[0].worktree.branch: \"-x y\" is not a branch name git takes: it may not hold spaces, control characters or any of ~^:?*[\\",
+            "1:100: threads[1].worktree: `repo` is required: the repository to make the worktree of",
+            "1:133: threads[2].cwd: a thread with a `worktree` starts in it: remove `cwd`",
         ]),
         ("bad placement", "(threads: [(name: \"a\", place: Besides(\"b\"))])", &[
             "1:31: threads[0].place: unknown choice `Besides` (known: `Tab`, `RightOf`, `Below`)",

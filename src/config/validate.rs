@@ -6,10 +6,12 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 
 use super::locate::{locate, FieldPath};
-use super::raw::{RawConfig, RawLock, RawNetwork, RawPlace, RawPulse, RawSecret, RawThread};
+use super::raw::{
+    RawConfig, RawLock, RawNetwork, RawPlace, RawPulse, RawSecret, RawThread, RawWorktree,
+};
 use super::{
     Config, Diagnostic, LockPolicy, Network, Placement, PulseSettings, SecretRef, ThemeColors,
-    ThreadSpec,
+    ThreadSpec, Worktree,
 };
 use crate::egress::rules::HostRule;
 use crate::egress::Rule;
@@ -358,7 +360,24 @@ fn thread_spec(
             "a thread is either locked or unlocked: remove `unlocked: true` or its `lock`";
         check.report(&at.field("unlocked"), message);
     }
-    let lock = raw.lock.and_then(|lock| lock_policy(check, &at.field("lock"), lock));
+    let worktree = raw.worktree.and_then(|w| worktree(check, &at.field("worktree"), w));
+    if worktree.is_some() && cwd.is_some() {
+        let message = "a thread with a `worktree` starts in it: remove `cwd`";
+        check.report(&at.field("cwd"), message);
+    }
+    let mut lock = raw.lock.and_then(|lock| lock_policy(check, &at.field("lock"), lock));
+    // Locked to its worktree: a thread that does not say `unlocked: true` gets a lock with no
+    // other writable folder, and no network, when it has none.
+    if worktree.is_some() && lock.is_none() && !unlocked {
+        lock = Some(LockPolicy {
+            write: Vec::new(),
+            read: Vec::new(),
+            protect: Vec::new(),
+            network: Network::Off,
+            sockets: Vec::new(),
+            allow_broad_write: false,
+        });
+    }
     let secrets = secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default());
     let pulse = raw.pulse.map(|p| pulse(check, &at.field("pulse"), p)).unwrap_or_default();
     let clipboard = raw.clipboard;
@@ -374,6 +393,7 @@ fn thread_spec(
         secrets,
         pulse,
         clipboard,
+        worktree,
     };
     (check.diagnostics.len() == before).then_some(spec)
 }
@@ -458,6 +478,46 @@ fn lock_policy(check: &mut Checker<'_>, at: &FieldPath, raw: RawLock) -> Option<
     let allow_broad_write = raw.allow_broad_write.unwrap_or(false);
     let lock = LockPolicy { write, read, protect, network, sockets, allow_broad_write };
     (check.diagnostics.len() == before).then_some(lock)
+}
+
+/// A thread's worktree: an absolute repository path (checked when the thread starts: it may
+/// not be there yet) and a branch name git accepts.
+fn worktree(check: &mut Checker<'_>, at: &FieldPath, raw: RawWorktree) -> Option<Worktree> {
+    let Some(repo) = raw.repo else {
+        check.report(at, "`repo` is required: the repository to make the worktree of");
+        return None;
+    };
+    let repo = check.absolute(&at.field("repo"), &repo)?;
+    let Some(branch) = raw.branch else {
+        check.report(at, "`branch` is required: the branch the thread works on");
+        return None;
+    };
+    if let Err(why) = branch_name(&branch) {
+        check.report(
+            &at.field("branch"),
+            format!("\"{branch}\" is not a branch name git takes: {why}"),
+        );
+        return None;
+    }
+    Some(Worktree { repo, branch })
+}
+
+/// Whether git takes `name` as a branch (the rules of `git check-ref-format --branch`).
+fn branch_name(name: &str) -> Result<(), &'static str> {
+    let bad_char = |c: char| c.is_control() || " ~^:?*[\\".contains(c);
+    if name.is_empty() || name.len() > 200 {
+        Err("it must be 1 to 200 bytes")
+    } else if name.chars().any(bad_char) {
+        Err("it may not hold spaces, control characters or any of ~^:?*[\\")
+    } else if name.starts_with(['-', '/', '.']) || name.ends_with(['/', '.']) {
+        Err("it may not start with -, / or . nor end with / or .")
+    } else if name.contains("..") || name.contains("//") || name.contains("@{") || name == "@" {
+        Err("it may not hold .., //, @{ or be @")
+    } else if name.ends_with(".lock") || name.split('/').any(|part| part.starts_with('.')) {
+        Err("no part may start with . or end with .lock")
+    } else {
+        Ok(())
+    }
 }
 
 /// A network allow-list's rules (`egress::Rule`), each problem reported with the rule's text.

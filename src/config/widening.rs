@@ -52,6 +52,11 @@ pub fn widening(old: &ThreadSpec, new: &ThreadSpec) -> Vec<String> {
         }
         (None, _) => {}
     }
+    if old.lock.is_some() && new.worktree.is_some() && new.worktree != old.worktree {
+        if let Some(wt) = &new.worktree {
+            wider.push(format!("writes a worktree of {} ({})", wt.repo.display(), wt.branch));
+        }
+    }
     if old.lock.is_some() {
         for name in new.env_pass.iter().filter(|n| !old.env_pass.contains(n)) {
             wider.push(format!("passes {name}"));
@@ -100,6 +105,7 @@ mod tests {
             secrets: vec![],
             pulse: Default::default(),
             clipboard: None,
+            worktree: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod git_planted;
 pub mod policy;
 pub mod resolve;
 pub mod seatbelt;
+pub mod worktree;
 
 #[cfg(target_os = "linux")]
 pub mod linux;

@@ -26,11 +26,20 @@ pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
         let names: Vec<&str> = loaded.threads.iter().map(|t| t.name.as_str()).collect();
         bail!("no thread named \"{thread}\" in the configuration (threads: {})", names.join(", "))
     };
-    let Some(lock_policy) = &spec.lock else {
+    let Some(mut lock_policy) = spec.lock.clone() else {
         let why = if spec.unlocked { "unlocked: true" } else { "no `lock`" };
         println!("thread \"{thread}\" runs unlocked ({why}): its programs see what you see");
         return Ok(());
     };
+    // Its worktree, once made (the thread's first start makes it).
+    if let Some(wanted) = &spec.worktree {
+        match paddock::app::worktree::existing(wanted) {
+            Some(folder) => lock_policy.write.push(folder),
+            None => {
+                println!("(its worktree of {} is made when it first starts)", wanted.repo.display())
+            }
+        }
+    }
     let path_var = spec
         .env
         .iter()
@@ -40,7 +49,7 @@ pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
         .or_else(|| std::env::var_os("PATH"));
     let policy = Policy {
         control_folder: control_folder(),
-        ..policy_for(lock_policy, &guarded_paths(config, exe))
+        ..policy_for(&lock_policy, &guarded_paths(config, exe))
     };
     let configured: Vec<PathBuf> = policy.read.clone();
     let policy =

@@ -12,9 +12,10 @@ use crate::config::{LockPolicy, Network};
 use crate::sandbox::Policy;
 
 /// The policy for `lock`, with git's files protected in each writable folder and `guarded`
-/// (paddock's own files, see `guarded_paths`) wherever they fall inside one.
+/// (paddock's own files, see `guarded_paths`) wherever they fall inside one, and what a commit
+/// in a writable worktree needs of its repository (`sandbox::worktree`).
 pub fn policy_for(lock: &LockPolicy, guarded: &[PathBuf]) -> Policy {
-    Policy {
+    let policy = Policy {
         write: lock.write.clone(),
         read: lock.read.clone(),
         protect: lock.protect.clone(),
@@ -24,7 +25,8 @@ pub fn policy_for(lock: &LockPolicy, guarded: &[PathBuf]) -> Policy {
         guarded: guarded.to_vec(),
         ..Policy::default()
     }
-    .protecting_git()
+    .protecting_git();
+    crate::sandbox::worktree::with_worktrees(policy)
 }
 
 /// `policy` for a pane of `thread`, whose PATH is `path_var`: on Linux the thread's own home

@@ -448,7 +448,7 @@ impl Workspace {
         #[cfg(unix)]
         return self.panes.get(&pane)?.egress.as_ref()?.stats().last_denied;
         #[cfg(not(unix))]
-        return None;
+        return self.panes.get(&pane).and(None);
     }
 
     /// Let the last host `pane`'s allow-list refused through, for that pane until it closes
@@ -457,7 +457,7 @@ impl Workspace {
         #[cfg(unix)]
         return self.panes.get(&pane)?.egress.as_ref()?.allow_last_refused();
         #[cfg(not(unix))]
-        return None;
+        return self.panes.get(&pane).and(None);
     }
 
     /// What `pane`'s lock enforces.

@@ -25,9 +25,21 @@ impl Workspace {
     pub(super) fn start(
         &mut self,
         pane: PaneId,
-        launch: Launch,
+        mut launch: Launch,
         size: TermSize,
     ) -> Result<(), Refusal> {
+        // A thread's own worktree, made or found first: it is the thread's working folder and,
+        // locked, a writable folder of its lock.
+        let worktree = match launch.thread.as_ref().and_then(|t| t.worktree.as_ref()) {
+            Some(wanted) => match crate::app::worktree::ensure(wanted) {
+                Ok(folder) => {
+                    launch.cwd = Some(folder.clone());
+                    Some(folder)
+                }
+                Err(why) => return Err(Refusal(ErrorCode::Failed, why)),
+            },
+            None => None,
+        };
         let mut env = vec![("PADDOCK_SOCKET".into(), self.options.socket.display().to_string())];
         let thread = launch.thread.as_ref();
         if let Some(thread) = thread {
@@ -43,8 +55,12 @@ impl Workspace {
             None => Granted::default(),
         };
         let Granted { env: secret_env, names: secret_names, notice } = granted;
-        // The thread's lock, or the one of the pane this one was split from.
-        let own = thread.and_then(|t| t.lock.as_ref().map(|lock| (lock, t.env_pass.as_slice())));
+        // The thread's lock (with its worktree), or the one of the pane this one was split from.
+        let own_lock = thread.and_then(|t| t.lock.clone()).map(|mut lock| {
+            lock.write.extend(worktree.clone().filter(|w| !lock.write.contains(w)));
+            lock
+        });
+        let own = own_lock.as_ref().zip(thread).map(|(lock, t)| (lock, t.env_pass.as_slice()));
         let split = launch.inherited.as_ref().map(|i| (&i.lock, i.env_pass.as_slice()));
         // A locked program's environment is built from an allow-list (`sandbox::env`).
         let lock = own.or(split).map(|(lock, env_pass)| {

@@ -10,6 +10,7 @@ mod lock_paths;
 mod locked_control;
 mod panes;
 mod pulse;
+mod worktree;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

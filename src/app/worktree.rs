@@ -1,0 +1,115 @@
+//! A thread's own git worktree (`worktree: (repo: "~/src/app", branch: "agent-a")`): made with
+//! git when the thread starts, or found again, in paddock's data folder
+//! (`$XDG_DATA_HOME/paddock/worktrees/<repo>-<id>/<branch>`), so several agents can work on one
+//! repository, each on its branch, each locked to its own folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::config::Worktree;
+use crate::sandbox::worktree::worktree_of;
+
+/// Where the threads' worktrees are made.
+pub fn worktrees_folder() -> Option<PathBuf> {
+    dirs::data_dir().map(|dir| dir.join("paddock").join("worktrees"))
+}
+
+/// Where `worktree`'s folder is, for the repository at `repo` (canonical): a folder per
+/// repository, named by its folder and a hash of its path (two clones named `app` stay apart),
+/// and one per branch, a `/` in its name written `%2F`.
+pub fn place(worktrees: &Path, repo: &Path, branch: &str) -> PathBuf {
+    let name = repo.file_name().map_or("repo".into(), |n| n.to_string_lossy().into_owned());
+    let name: String = name
+        .chars()
+        .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect();
+    let id = fnv1a(repo.as_os_str().as_encoded_bytes());
+    worktrees.join(format!("{name}-{id:08x}")).join(branch.replace('%', "%25").replace('/', "%2F"))
+}
+
+/// FNV-1a, 32 bits: a short, stable name for a path (not a secret, not a check).
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash, byte| (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193))
+}
+
+/// `worktree`'s folder, canonical: the one made before when it is a worktree of the same
+/// repository, else a new one (`git worktree add`, on the branch, made from the repository's
+/// HEAD when it does not exist). Why not, in words, when git refuses.
+pub fn ensure(worktree: &Worktree) -> Result<PathBuf, String> {
+    let repo = worktree.repo.canonicalize().map_err(|e| {
+        format!("the worktree's repository {} cannot be opened: {e}", worktree.repo.display())
+    })?;
+    let common = git(&repo, &["rev-parse", "--path-format=absolute", "--git-common-dir"])
+        .map_err(|why| format!("{} is not a git repository: {why}", repo.display()))?;
+    let common = PathBuf::from(common.trim());
+    let common = common.canonicalize().unwrap_or(common);
+    let folders = worktrees_folder().ok_or("no data folder (HOME is not set)")?;
+    let folder = place(&folders, &repo, &worktree.branch);
+    if folder.exists() {
+        let real = folder.canonicalize().map_err(|e| format!("{}: {e}", folder.display()))?;
+        return match worktree_of(&real) {
+            Some(found) if found.common == common => Ok(real),
+            _ => Err(format!(
+                "{} is there but is not a worktree of {}: move it away to let paddock make one",
+                folder.display(),
+                repo.display()
+            )),
+        };
+    }
+    if let Some(parent) = folder.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
+    }
+    let branch = &worktree.branch;
+    let exists = git(&repo, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]);
+    let target = folder.to_string_lossy().into_owned();
+    let args: Vec<&str> = if exists.is_ok() {
+        vec!["worktree", "add", "--quiet", &target, branch]
+    } else {
+        vec!["worktree", "add", "--quiet", "-b", branch, &target]
+    };
+    git(&repo, &args).map_err(|why| format!("git could not make the worktree: {why}"))?;
+    folder.canonicalize().map_err(|e| format!("{}: {e}", folder.display()))
+}
+
+/// `worktree`'s folder, canonical, when it has been made.
+pub fn existing(worktree: &Worktree) -> Option<PathBuf> {
+    let repo = worktree.repo.canonicalize().ok()?;
+    place(&worktrees_folder()?, &repo, &worktree.branch).canonicalize().ok()
+}
+
+/// `git ARGS` in `repo`: its output, or its error output.
+fn git(repo: &Path, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        let said = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        Err(if said.is_empty() { format!("git ended with {}", output.status) } else { said })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worktree_has_a_folder_per_repository_and_branch() {
+        let base = Path::new("/d/worktrees");
+        let a = place(base, Path::new("/home/u/src/app"), "agent-a");
+        let b = place(base, Path::new("/home/u/other/app"), "feature/x");
+        assert!(a.starts_with(base) && a.ends_with("agent-a"), "{a:?}");
+        assert!(b.ends_with("feature%2Fx"), "{b:?}");
+        assert_ne!(a.parent(), b.parent(), "two repositories named app stay apart");
+        let name = a.parent().and_then(Path::file_name).expect("name").to_string_lossy();
+        assert!(name.starts_with("app-") && name.len() == "app-".len() + 8, "{name}");
+        assert_eq!(a, place(base, Path::new("/home/u/src/app"), "agent-a"), "the same each time");
+    }
+}

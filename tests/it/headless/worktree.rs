@@ -1,0 +1,87 @@
+//! A thread on a worktree of its own (`worktree: (repo, branch)`): paddock makes it, starts the
+//! thread in it and locks the thread to it; the agent commits on its branch, and cannot touch
+//! what would run outside the lock (the repository's hooks and config, the worktree's pointers)
+//! nor the main checkout.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Command;
+
+use super::config::write_config;
+use super::Runtime;
+
+const SCRIPT: &str = r#"
+try() { name=$1; shift; if out=$("$@" 2>&1); then echo "$name = ok $out"; else echo "$name = failed"; fi; }
+echo "where = $(pwd)"
+common=$(git rev-parse --git-common-dir); own=$(git rev-parse --git-dir)
+# git also tries to lock packed-refs in the common folder, which stays read-only: it says so
+# on stderr and goes on (see the README).
+try commit sh -c 'echo hi > agent.txt && git add agent.txt && git commit -q -m "from the agent" 2>/dev/null && git log -1 --format=%s'
+try hook sh -c "echo 'touch /tmp/pwned' > $common/hooks/post-commit"
+try config sh -c "echo '[core] hooksPath = /tmp' >> $common/config"
+try commondir sh -c "echo /tmp > $own/commondir"
+try worktree_config sh -c "echo '[core]' > $own/config.worktree"
+try main_checkout cat "$common/../README"
+echo "worktree done"
+"#;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").args(args).current_dir(dir).output().expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[test]
+fn a_thread_on_its_own_worktree_commits_on_its_branch_and_nothing_else() {
+    let runtime = Runtime::new();
+    let (home, repo) = (runtime.dir.join("home"), runtime.dir.join("repo"));
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&repo).expect("repo");
+    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Agent\n\temail = a@t.test\n")
+        .expect("gitconfig");
+    std::fs::write(repo.join("README"), "the main checkout\n").expect("readme");
+    std::fs::write(runtime.dir.join("script.sh"), SCRIPT).expect("script");
+    let env: [(&str, &OsStr); 1] = [("HOME", home.as_os_str())];
+    let git_here = |args: &[&str]| {
+        let out =
+            Command::new("git").args(args).current_dir(&repo).envs(env).output().expect("git");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    git_here(&["init", "-q", "-b", "main"]);
+    git_here(&["add", "README"]);
+    git_here(&["commit", "-q", "-m", "first"]);
+    // The script lies outside the lock: it is handed over on the command line.
+    let script = std::fs::read_to_string(runtime.dir.join("script.sh")).expect("script");
+    let command = format!("{script}\nexec sleep 600");
+    write_config(
+        &runtime,
+        &format!(
+            r#"(threads: [(name: "agent", command: ["sh", "-c", {command:?}],
+                worktree: (repo: "{repo}", branch: "agent-a")),
+                (name: "clash", command: ["true"], worktree: (repo: "{repo}", branch: "main"))])"#,
+            repo = repo.display()
+        ),
+    );
+    let instance = runtime.start_with_env(&[], &env);
+    let screen = instance.wait_for_text("1", "worktree done");
+    let line = |name: &str| {
+        screen.lines().find(|l| l.starts_with(&format!("{name} ="))).unwrap_or_default().to_owned()
+    };
+    let made = runtime.dir.join("data/paddock/worktrees");
+    let folder = std::fs::read_dir(&made).expect("worktrees").next().expect("one").expect("e");
+    let folder = folder.path().join("agent-a").canonicalize().expect("the worktree");
+    assert_eq!(line("where"), format!("where = {}", folder.display()), "{screen}");
+    assert_eq!(line("commit"), "commit = ok from the agent", "{screen}");
+    for refused in ["hook", "config", "commondir", "worktree_config", "main_checkout"] {
+        assert_eq!(line(refused), format!("{refused} = failed"), "{screen}");
+    }
+    assert_eq!(git(&repo, &["log", "-1", "--format=%s %an", "agent-a"]), "from the agent Agent");
+    assert_eq!(git(&repo, &["log", "-1", "--format=%s", "main"]), "first", "main untouched");
+    assert!(!repo.join(".git/hooks/post-commit").exists());
+    let readme = std::fs::read_to_string(repo.join("README")).expect("readme");
+    assert_eq!(readme, "the main checkout\n");
+    assert_eq!(instance.pane(1)["lock"]["level"], "locked", "locked to its worktree");
+    // The main checkout has `main`: git refuses a second worktree on it, and the pane says so.
+    let clash = instance.wait_for_text("2", "was not started");
+    assert!(clash.contains("git could not make the worktree") && clash.contains("main"), "{clash}");
+}
