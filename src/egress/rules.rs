@@ -24,7 +24,13 @@ pub const DEFAULT_PORT: u16 = 443;
 pub const PRESETS: &[(&str, &[&str])] = &[
     (
         "anthropic",
-        &["api.anthropic.com", "console.anthropic.com", "claude.ai", "statsig.anthropic.com"],
+        &[
+            "api.anthropic.com",
+            "console.anthropic.com",
+            "platform.claude.com",
+            "claude.ai",
+            "statsig.anthropic.com",
+        ],
     ),
     ("openai", &["api.openai.com", "auth.openai.com", "chatgpt.com"]),
     (

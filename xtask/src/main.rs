@@ -26,7 +26,7 @@ const CROSS_TARGETS: &[&str] = &["aarch64-apple-darwin", "x86_64-pc-windows-msvc
 /// perl-base speaks raw socket requests as another user in the uid test; mesa-vulkan-drivers
 /// is the software Vulkan adapter (lavapipe) the render tests draw on; xvfb, xdotool and
 /// imagemagick run, type into and photograph the real window; python3 runs the sandbox escape
-/// suite's probe and git its positive control. Later parts (keychain) add theirs.
+/// suite's probe and git its positive control. Later parts (keychain, agents) add theirs.
 const APT_PACKAGES: &[&str] = &[
     "bash",
     "coreutils",
@@ -41,6 +41,10 @@ const APT_PACKAGES: &[&str] = &[
     "imagemagick",
     "python3",
     "git",
+    // The real-agent test: Claude Code (installed with npm, see `install_agents`) runs on
+    // node's platform package; openssl makes the test CA its fake API is served with.
+    "nodejs",
+    "openssl",
     // The vault's tests: a private D-Bus session with gnome-keyring (the Secret Service), and
     // the kernel's keyutils; secret-tool and keyctl look at what paddock stored.
     "dbus-daemon",
@@ -111,13 +115,16 @@ fn ci() -> Result<()> {
 
 fn ci_steps(timings: &mut Timings) -> Result<()> {
     timings.time("install", || install_apt_packages(APT_PACKAGES))?;
+    let claude = timings.time("agents", install_agents)?;
     timings.time("format", || step("format", cargo(&["fmt", "--all", "--", "--check"])))?;
     timings.time("clippy", || {
         step("clippy", cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
     })?;
     let skipped = target_dir().join("tmp/skipped-tests.txt");
     let _ = std::fs::remove_file(&skipped);
-    let tested = timings.time("tests", || step("tests", cargo(&["test", "--workspace"])));
+    let mut test = cargo(&["test", "--workspace"]);
+    test.env("PADDOCK_TEST_CLAUDE", &claude);
+    let tested = timings.time("tests", || step("tests", test));
     // Skips are said at the end, where they cannot scroll away (tests/it/main.rs `skip`).
     if let Ok(list) = std::fs::read_to_string(&skipped) {
         println!("xtask: !! SKIPPED TESTS ({}):", list.lines().count());
@@ -127,6 +134,46 @@ fn ci_steps(timings: &mut Timings) -> Result<()> {
     }
     tested?;
     cross_checks(timings)
+}
+
+/// The Claude Code the real-agent test runs (tests/it/headless/agent.rs), pinned so that a new
+/// release cannot change what the test sees.
+const CLAUDE_CODE: (&str, &str) = ("@anthropic-ai/claude-code", "2.1.197");
+
+/// Install Claude Code into target/agents with npm (once; again when the pinned version
+/// changes) and link its native binary (`node install.cjs`: npm runs no install scripts
+/// unasked). Returns the binary's path, which the tests get as PADDOCK_TEST_CLAUDE.
+fn install_agents() -> Result<std::path::PathBuf> {
+    let (package, version) = CLAUDE_CODE;
+    let prefix = target_dir().join("agents");
+    let folder = prefix.join("node_modules").join(package);
+    let binary = folder.join("bin/claude.exe");
+    let installed = || {
+        Command::new(&binary)
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).starts_with(version))
+    };
+    if installed() {
+        return Ok(binary);
+    }
+    // nodesource's nodejs carries npm; Debian's needs its own package.
+    if !Command::new("npm").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        install_apt_packages(&["npm"])?;
+    }
+    std::fs::create_dir_all(&prefix).context("making target/agents")?;
+    let mut npm = Command::new("npm");
+    npm.args(["install", "--no-audit", "--no-fund", "--no-save", "--prefix"])
+        .arg(&prefix)
+        .arg(format!("{package}@{version}"));
+    step("npm install Claude Code", npm)?;
+    let mut link = Command::new("node");
+    link.arg("install.cjs").current_dir(&folder);
+    step("link Claude Code's binary", link)?;
+    if !installed() {
+        bail!("{} is not Claude Code {version} after installing it", binary.display());
+    }
+    Ok(binary)
 }
 
 fn target_dir() -> std::path::PathBuf {

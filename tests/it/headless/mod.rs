@@ -1,6 +1,7 @@
 //! `paddock --headless` end to end: a real instance, real PTYs and real programs, driven the
 //! way a user or a script would drive it, through `paddock ls` and `paddock ctl`.
 
+mod agent;
 mod config;
 mod control;
 mod egress;

@@ -1,0 +1,185 @@
+//! The real Claude Code in a locked thread, end to end: its network is an allow-list of one
+//! fake API (tests/data/fake_anthropic.py, over TLS with a test CA, named through the proxy's
+//! hosts table so that the proxy's CONNECT path carries it), and its home is the thread's own.
+//! The agent asks to write a file, the pane's pulse says it needs you, the user says yes, the
+//! file lands in the lock folder and the turn ends; everything else it reaches for is refused
+//! and logged.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use super::config::write_config;
+use super::{wait_for, Runtime};
+
+/// Where `cargo xtask ci` installed Claude Code (PADDOCK_TEST_CLAUDE), else where it installs
+/// it (target/agents).
+fn claude_code() -> Option<PathBuf> {
+    let installed =
+        std::env::var_os("PADDOCK_TEST_CLAUDE").map(PathBuf::from).unwrap_or_else(|| {
+            Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join("../agents/node_modules/@anthropic-ai/claude-code/bin/claude.exe")
+        });
+    installed.canonicalize().ok()
+}
+
+/// A test CA and a certificate for `api.fake.test` it signed, made with openssl in `dir`.
+fn test_ca(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("tls folder");
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl").args(args).current_dir(dir).output().expect("openssl");
+        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let mut ca = vec!["req", "-x509", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2"];
+    ca.extend(ec);
+    ca.extend(["-subj", "/CN=paddock test CA", "-addext", "basicConstraints=critical,CA:TRUE"]);
+    openssl(&ca);
+    let mut request = vec!["req", "-keyout", "server.key", "-out", "server.csr"];
+    request.extend(ec);
+    request.extend(["-subj", "/CN=api.fake.test"]);
+    openssl(&request);
+    std::fs::write(
+        dir.join("ext"),
+        "subjectAltName=DNS:api.fake.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("ext");
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext",
+    ]);
+}
+
+/// The fake API, serving over TLS on a free port of the host's loopback.
+struct FakeApi {
+    child: Child,
+    port: u16,
+}
+
+impl FakeApi {
+    fn start(tls: &Path, log: &Path, writes: &Path) -> FakeApi {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fake_anthropic.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .args([tls.join("server.pem"), tls.join("server.key"), log.to_owned()])
+            .arg(writes)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the fake API");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("stdout");
+        BufReader::new(stdout).read_line(&mut line).expect("the fake says its port");
+        let port = line.trim().strip_prefix("listening ").and_then(|p| p.parse().ok());
+        FakeApi { child, port: port.unwrap_or_else(|| panic!("the fake said {line:?}")) }
+    }
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What Claude Code keeps in ~/.claude.json once a person has been through its first run: the
+/// onboarding done, this API key approved, the lock folder trusted. In the thread's own home,
+/// as a person's first run inside the lock would leave it.
+fn first_run_done(home: &Path, key: &str, work: &Path) {
+    std::fs::create_dir_all(home).expect("the thread's home");
+    let state = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
+        "projects": {work.display().to_string(): {"hasTrustDialogAccepted": true, "allowedTools": []}},
+    });
+    std::fs::write(home.join(".claude.json"), state.to_string()).expect(".claude.json");
+}
+
+#[test]
+fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_else() {
+    let test = "headless::agent::claude_code_completes_a_turn";
+    let Some(claude) = claude_code() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: Claude Code is not installed; `cargo xtask ci` installs it"
+        );
+        crate::skip(test, "Claude Code is not installed (`cargo xtask ci` installs it)");
+        return;
+    };
+    let runtime = Runtime::new();
+    let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
+    std::fs::create_dir_all(&work).expect("work");
+    let work = work.canonicalize().expect("work");
+    test_ca(&tls);
+    let log = runtime.dir.join("fake.log");
+    let fake = FakeApi::start(&tls, &log, &work.join("hello.txt"));
+    let key = "fake-key-for-the-local-fake-api";
+    first_run_done(&runtime.dir.join("data/paddock/homes/claude"), key, &work);
+    // Before the agent: a request to a host off the list, which the proxy refuses.
+    let elsewhere = "python3 -c \"import urllib.request as u; u.urlopen('https://example.com/', timeout=10)\" 2>/dev/null";
+    let command = format!("{elsewhere}; exec {} 'Create hello.txt here'", claude.display());
+    write_config(
+        &runtime,
+        &format!(
+            r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1"}},
+                threads: [(name: "claude", command: ["sh", "-c", {command:?}],
+                    env: {{"ANTHROPIC_BASE_URL": "https://api.fake.test:{port}",
+                           "ANTHROPIC_API_KEY": "{key}",
+                           "NODE_EXTRA_CA_CERTS": "{ca}",
+                           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}},
+                    lock: (write: ["{work}"], read: ["{package}", "{tls}"],
+                           network: Allow(["api.fake.test:{port}"])))])"#,
+            port = fake.port,
+            ca = tls.join("ca.pem").display(),
+            work = work.display(),
+            package = claude.parent().and_then(Path::parent).expect("package folder").display(),
+            tls = tls.display(),
+        ),
+    );
+    let instance = runtime.start(&[]);
+    // The agent asks before it writes: the pane says so, and the pulse calls it waiting for you.
+    let asking = instance.wait_for_text("1", "Do you want to create hello.txt?");
+    wait_for("the pulse to say the agent needs you", || {
+        instance.pane(1)["pulse"]["state"] == "needs_you"
+    });
+    assert!(asking.contains("written by the agent, through the proxy"), "{asking}");
+    instance.send_keys("1", "1");
+    let done = instance.wait_for_text("1", "Done: hello.txt is written.");
+    let written = std::fs::read_to_string(work.join("hello.txt")).expect("the agent's file");
+    assert_eq!(written, "written by the agent, through the proxy\n", "{done}");
+    // The fake saw the whole turn: the tool use asked for, and the answer after its result.
+    let requests = std::fs::read_to_string(&log).expect("the fake's log");
+    assert!(requests.contains("\"kind\": \"tool_use\""), "{requests}");
+    assert!(requests.contains("\"kind\": \"final\""), "{requests}");
+    // Every connection is in the egress log: the fake's allowed, through CONNECT to the name
+    // the hosts table maps; example.com (and whatever else the agent reached for) refused.
+    let egress =
+        std::fs::read_to_string(runtime.dir.join("state/paddock/egress.log")).expect("egress log");
+    let lines: Vec<serde_json::Value> =
+        egress.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let to_fake = |l: &&serde_json::Value| l["host"] == "api.fake.test" && l["port"] == fake.port;
+    assert!(lines.iter().filter(to_fake).all(|l| l["allowed"] == true), "{egress}");
+    assert!(lines.iter().filter(to_fake).count() >= 2, "{egress}");
+    let refused: Vec<&serde_json::Value> = lines.iter().filter(|l| l["allowed"] == false).collect();
+    assert!(refused.iter().any(|l| l["host"] == "example.com"), "{egress}");
+    assert!(refused.iter().all(|l| !to_fake(l)), "{egress}");
+    let net = instance.pane(1)["net"].clone();
+    assert_eq!(net["mode"], "allow");
+    assert!(net["allowed"].as_u64() >= Some(2) && net["denied"].as_u64() >= Some(1), "{net}");
+    assert_eq!(instance.pane(1)["lock"]["detail"], "files; allow-listed network");
+    // Its state went to the thread's own home, not yours.
+    assert!(runtime.dir.join("data/paddock/homes/claude/.claude").is_dir());
+}
