@@ -55,12 +55,46 @@ pub fn drop_all_but_the_gates() -> Result<(), String> {
     Ok(())
 }
 
-/// In the program's process, before its exec: the two PID 1 kept go too.
+/// In the program's process, before its exec: the two PID 1 kept go too. (A user's process
+/// outside a user namespace holds none and may not change its bounding set: with
+/// no_new_privs, no exec can give it one.)
 pub fn drop_kept() -> Result<(), String> {
-    for cap in GATES {
-        drop_bound(cap)?;
+    if holds(CAP_SETPCAP) {
+        for cap in GATES {
+            drop_bound(cap)?;
+        }
     }
     set(0)
+}
+
+/// In the supervisor of a lock without namespaces (`fallback`): as `drop_all_but_the_gates`
+/// where it holds capabilities (root in a user namespace); else no_new_privs and undumpable,
+/// which is all a user's process can do and needs.
+pub fn drop_without_namespaces() -> Result<(), String> {
+    if holds(CAP_SETPCAP) {
+        return drop_all_but_the_gates();
+    }
+    // SAFETY: prctl(2) with valid arguments.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(format!("cannot set no_new_privs: {}", errno()));
+        }
+        if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
+            return Err(format!("cannot make the lock's supervisor undumpable: {}", errno()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `cap` is in this process's effective set.
+fn holds(cap: u32) -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let effective = status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap_or(0);
+    effective & (1 << cap) != 0
 }
 
 fn drop_bound(cap: u32) -> Result<(), String> {

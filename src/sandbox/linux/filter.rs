@@ -48,8 +48,8 @@ const IPPROTO_MPTCP: u64 = 262;
 /// The socket type without SOCK_NONBLOCK and SOCK_CLOEXEC.
 const SOCK_TYPE_MASK: u64 = 0xf;
 
-pub fn apply(network: bool) -> Result<(), String> {
-    build(network)
+pub fn apply(network: bool, own_loopback: bool) -> Result<(), String> {
+    build(network, own_loopback)
         .and_then(|(deny, no_clone3)| {
             if let Some(no_x32) = no_x32() {
                 apply_filter(&no_x32)?;
@@ -90,7 +90,10 @@ fn no_x32() -> Option<BpfProgram> {
     None
 }
 
-fn build(network: bool) -> Result<(BpfProgram, BpfProgram), seccompiler::Error> {
+fn build(
+    network: bool,
+    own_loopback: bool,
+) -> Result<(BpfProgram, BpfProgram), seccompiler::Error> {
     let arch: TargetArch = std::env::consts::ARCH.try_into()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for call in DENIED {
@@ -100,8 +103,12 @@ fn build(network: bool) -> Result<(BpfProgram, BpfProgram), seccompiler::Error> 
     // Unix and IP sockets only (and netlink with the network): no packet or raw access to the
     // host's links, no vsock
     // (which reaches the hypervisor whatever the network namespace), no bluetooth, CAN, …
-    // Without the network, IP reaches only the pane's own loopback (its network namespace).
-    let mut families = vec![libc::AF_UNIX, libc::AF_INET, libc::AF_INET6];
+    // Without the network, IP reaches only the pane's own loopback (its network namespace);
+    // without that namespace either (`fallback`), there is no IP socket at all.
+    let mut families = vec![libc::AF_UNIX];
+    if network || own_loopback {
+        families.extend([libc::AF_INET, libc::AF_INET6]);
+    }
     if network {
         // Routing information, which name resolution asks for.
         families.push(libc::AF_NETLINK);

@@ -65,13 +65,32 @@ pub fn enter() -> Result<(), String> {
         unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
         return Ok(());
     }
-    stand_by(child)
+    stand_by(child, None)
+}
+
+/// Without namespaces (`fallback`): fork before anything is restricted. Returns in the child,
+/// which goes on to lock itself and supervise the program; the parent stands by, as outside a
+/// PID namespace, and once the child ends removes `leftover` (the pane's temporary folder,
+/// which the locked child may empty but not remove: Landlock grants the folder, not its
+/// parent) and exits as the child did.
+pub fn stand_aside(leftover: std::path::PathBuf) -> Result<(), String> {
+    // SAFETY: fork(2) in a single-threaded process.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        return Err(format!("cannot fork: {}", std::io::Error::last_os_error()));
+    }
+    if child == 0 {
+        // SAFETY: prctl(2): the launcher's end (SIGKILL from paddock) ends the lock with it.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+        return Ok(());
+    }
+    stand_by(child, Some(&leftover))
 }
 
 /// Outside the namespace: pass signals to PID 1 and leave with its status. The terminal's own
 /// signals (^C, ^Z, a resize) already reach the program's process group; a hangup goes to the
 /// session leader only, which this process is in a pane, so it is passed on.
-fn stand_by(init: libc::pid_t) -> ! {
+fn stand_by(init: libc::pid_t, leftover: Option<&std::path::Path>) -> ! {
     loop {
         let Some(info) = wait_signal() else { continue };
         let signal = info.si_signo;
@@ -79,6 +98,9 @@ fn stand_by(init: libc::pid_t) -> ! {
             let mut status = 0;
             // SAFETY: waiting for our own child without blocking.
             if unsafe { libc::waitpid(init, &mut status, libc::WNOHANG) } == init {
+                if let Some(folder) = leftover {
+                    let _ = std::fs::remove_dir_all(folder);
+                }
                 std::process::exit(exit_code(status));
             }
             continue;
@@ -91,10 +113,26 @@ fn stand_by(init: libc::pid_t) -> ! {
     }
 }
 
-/// As PID 1: fork the program (`start` runs in the child and execs it, or exits), take the
-/// socket gate's listener from it (`gate`, in this process), reap every process, answer the
-/// gate, pass on signals from outside the namespace, and exit with the program's status.
-pub fn run(start: impl FnOnce(), gate: impl FnOnce() -> Option<Gate>) -> ! {
+/// Where the lock's supervisor runs.
+#[derive(Clone, Debug)]
+pub enum Supervisor {
+    /// PID 1 of the lock's PID namespace.
+    Init,
+    /// The launcher's child, a child subreaper, without namespaces (`fallback`; its parent
+    /// stands aside, see `stand_aside`): it forwards signals as the launcher outside a
+    /// namespace does. `tmp`: the pane's temporary folder.
+    Subreaper { tmp: std::path::PathBuf },
+}
+
+/// As PID 1 (or the supervisor of a lock without namespaces): fork the program (`start` runs
+/// in the child and execs it, or exits), take the socket gate's listener from it (`gate`, in
+/// this process), reap every process, answer the gate, pass on signals from outside, and when
+/// the program ends, end what it left running and exit with its status.
+pub fn run(start: impl FnOnce(), gate: impl FnOnce() -> Option<Gate>, role: Supervisor) -> ! {
+    if let Supervisor::Subreaper { .. } = role {
+        // SAFETY: prctl(2): orphans of the program become this process's children.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    }
     // SAFETY: fork(2); this process is single-threaded.
     let program = unsafe { libc::fork() };
     if program < 0 {
@@ -139,7 +177,7 @@ pub fn run(start: impl FnOnce(), gate: impl FnOnce() -> Option<Gate>) -> ! {
         }
         if polled[0].revents != 0 {
             while let Some(info) = read_signal(signals) {
-                take_signal(&info, program);
+                take_signal(&info, program, &role);
             }
         }
     }
@@ -148,13 +186,19 @@ pub fn run(start: impl FnOnce(), gate: impl FnOnce() -> Option<Gate>) -> ! {
 /// One signal PID 1 took: a child ended (reap, and leave with the program), or one to pass
 /// on. From outside the namespace a sender's pid reads 0. Signals from inside reached their
 /// targets themselves; one sent to PID 1 gets nothing, as from any init.
-fn take_signal(info: &libc::signalfd_siginfo, program: libc::pid_t) {
+fn take_signal(info: &libc::signalfd_siginfo, program: libc::pid_t, role: &Supervisor) {
     let signal = info.ssi_signo as libc::c_int;
     if signal == libc::SIGCHLD {
         reap_all(program);
         return;
     }
-    let from_outside = info.ssi_code != libc::SI_KERNEL && info.ssi_pid == 0;
+    let from_kernel = info.ssi_code == libc::SI_KERNEL;
+    let from_outside = match role {
+        Supervisor::Init => !from_kernel && info.ssi_pid == 0,
+        // The terminal's own signals reach the program's process group already; a hangup goes
+        // to the session leader only, which this process is in a pane.
+        Supervisor::Subreaper { .. } => !from_kernel || signal == libc::SIGHUP,
+    };
     if FORWARDED.contains(&signal) && from_outside {
         // SAFETY: kill(2) to our own child.
         unsafe { libc::kill(program, signal) };
@@ -178,7 +222,8 @@ fn read_signal(fd: libc::c_int) -> Option<libc::signalfd_siginfo> {
     }
 }
 
-/// Reap every ended child; exit with the program's status once it is among them.
+/// Reap every ended child; once the program is among them, end what it left running (in a
+/// PID namespace the kernel would, without one nothing else does) and exit with its status.
 fn reap_all(program: libc::pid_t) {
     loop {
         let mut status = 0;
@@ -188,8 +233,45 @@ fn reap_all(program: libc::pid_t) {
             return;
         }
         if pid == program {
+            end_descendants();
             std::process::exit(exit_code(status));
         }
+    }
+}
+
+/// SIGKILL to every process below this one, found through /proc's children lists (a process
+/// the program left becomes this subreaper's child; one whose parent still runs is found
+/// below that parent).
+fn end_descendants() {
+    let children_of = |pid: u32| -> Vec<u32> {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten();
+        tasks
+            .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+            .flat_map(|list| {
+                list.split_whitespace().filter_map(|p| p.parse().ok()).collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    // Again while any is left: one may have forked between the reading and the kill (its
+    // child then comes to this subreaper).
+    for _ in 0..8 {
+        let mut found = children_of(std::process::id());
+        let mut next = 0;
+        while next < found.len() && found.len() < 100_000 {
+            let below = children_of(found[next]);
+            found.extend(below);
+            next += 1;
+        }
+        if found.is_empty() {
+            return;
+        }
+        for pid in found {
+            // SAFETY: kill(2) to a process below this one.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        // SAFETY: waitpid(2) for any ended child, without blocking.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
     }
 }
 

@@ -32,18 +32,21 @@ pub fn apply(resolved: &Resolved, tmpdir: &Path, places: Places<'_>) -> Result<(
     build(resolved, tmpdir, places).map_err(|e| format!("cannot apply the Landlock rules: {e}"))
 }
 
-/// Where the pane's terminal, paddock itself and the home folder are (each may be unknown).
+/// Where the pane's terminal, paddock itself and the home folder are (each may be unknown),
+/// and whether the lock has a view of its own (without one, `fallback`, the rules are all
+/// there is between the program and the host's files).
 #[derive(Clone, Copy)]
 pub struct Places<'a> {
     pub tty: Option<&'a Path>,
     pub exe: Option<&'a Path>,
     pub home: Option<&'a Path>,
+    pub own_view: bool,
 }
 
 fn build(
     resolved: &Resolved,
     tmpdir: &Path,
-    Places { tty, exe, home }: Places<'_>,
+    Places { tty, exe, home, own_view }: Places<'_>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let abi = ABI_WANTED;
     let ruleset = Ruleset::default()
@@ -58,9 +61,12 @@ fn build(
     let read = AccessFs::from_read(abi);
     let file = AccessFs::from_file(abi);
     // The view holds nothing but what the lock shows (see `mounts`): listing its folders is
-    // harmless and many programs expect to.
-    let mut rules: Vec<(&Path, BitFlags<AccessFs>)> =
-        vec![(Path::new("/"), AccessFs::ReadDir.into())];
+    // harmless and many programs expect to. Without a view of its own, listing is granted
+    // where reading is, no further (a rule on `/` would list the whole disk).
+    let mut rules: Vec<(&Path, BitFlags<AccessFs>)> = Vec::new();
+    if own_view {
+        rules.push((Path::new("/"), AccessFs::ReadDir.into()));
+    }
     rules.extend(SYSTEM.iter().map(|p| (Path::new(*p), read)));
     rules.extend(INFO.iter().map(|p| (Path::new(*p), AccessFs::ReadFile | AccessFs::ReadDir)));
     rules.extend(DEVICES.iter().map(|p| (Path::new(*p), file)).chain(tty.map(|t| (t, file))));
@@ -70,7 +76,9 @@ fn build(
     rules.extend(dns.as_deref().map(|p| (p, read)));
     rules.extend(resolved.unix_sockets.iter().map(|p| (p.as_path(), file)));
     let write = AccessFs::from_all(abi);
-    let own = [(tmpdir, write), (Path::new("/dev/shm"), write)];
+    // The pane's /dev/shm is its own only in a view of its own.
+    let shm = own_view.then_some((Path::new("/dev/shm"), write));
+    let own = [(tmpdir, write)].into_iter().chain(shm);
     rules.extend(resolved.write.iter().map(|p| (p.as_path(), write)).chain(own));
     // The thread's own home, shown where the home folder is (read entries inside it are
     // read-only mounts over it).

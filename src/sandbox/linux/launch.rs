@@ -6,8 +6,9 @@
 //! filesystem the command sees (`mounts`: only the system's folders and the lock's, read-only but
 //! for the lock's writable folders, a /tmp of its own and a /proc that shows only the lock's
 //! processes); drop every capability; apply Landlock and seccomp; fork and exec the command,
-//! which PID 1 waits for. Any failure prints why (prefixed `paddock sandbox:`) and exits 125:
-//! the command never runs after a failed step.
+//! which PID 1 waits for. With `--landlock-only` (no usable user namespaces here), the same
+//! without namespaces or a view: see `fallback`. Any failure prints why (prefixed
+//! `paddock sandbox:`) and exits 125: the command never runs after a failed step.
 
 use std::ffi::{CString, OsString};
 use std::io::Write;
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::bridge::Bridge;
 use super::sockets::{self, ListedFolders};
-use super::{caps, filter, init, landlock_rules, mounts};
+use super::{caps, fallback, filter, init, landlock_rules, mounts};
 use crate::sandbox::policy::Policy;
 use crate::sandbox::resolve::resolve;
 
@@ -29,25 +30,34 @@ pub const PREFIX: &str = "paddock sandbox:";
 
 /// Run the launcher with its arguments (after `__sandbox-exec`). Never returns.
 pub fn main(args: Vec<OsString>) -> ! {
-    let (policy, command) = match parse(args) {
+    let (policy, command, landlock_only) = match parse(args) {
         Ok(parsed) => parsed,
         Err(why) => fail(&why),
     };
-    let Locked { tmpdir, listed, bridge } = lock(&policy).unwrap_or_else(|why| fail(&why));
+    let locked = if landlock_only { lock_without_namespaces(&policy) } else { lock(&policy) };
+    let Locked { tmpdir, listed, bridge, role } = locked.unwrap_or_else(|why| fail(&why));
+    let own_folder = match &role {
+        init::Supervisor::Subreaper { tmp } => Some(tmp.clone()),
+        init::Supervisor::Init => None,
+    };
     let (init_end, program_end) = sockets::handoff().unwrap_or_else(|why| fail(&why));
     let program = move || {
+        // Ended with its supervisor, which without a PID namespace nothing else would do.
+        // SAFETY: prctl(2) with valid arguments.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
         // The program keeps no capability at all; then every connect it makes goes to PID 1.
         if let Err(why) = caps::drop_kept().and_then(|()| sockets::install(program_end)) {
             fail(&why);
         }
         exec(&command, &tmpdir)
     };
-    init::run(program, move || {
+    let gate = move || {
         if let Some(bridge) = bridge {
             bridge.serve();
         }
-        sockets::receive(init_end, listed)
-    })
+        sockets::receive(init_end, listed, own_folder)
+    };
+    init::run(program, gate, role)
 }
 
 /// What the locked PID 1 keeps for the program: its temporary folder, and the folders of the
@@ -57,6 +67,8 @@ struct Locked {
     listed: ListedFolders,
     /// The way to the pane's proxy, with a network allow-list.
     bridge: Option<Bridge>,
+    /// PID 1 of the lock's namespaces, or the launcher itself without them.
+    role: init::Supervisor,
 }
 
 fn fail(why: &str) -> ! {
@@ -66,23 +78,34 @@ fn fail(why: &str) -> ! {
     std::process::exit(LOCK_FAILED)
 }
 
-fn parse(args: Vec<OsString>) -> Result<(Policy, Vec<OsString>), String> {
+/// The policy, the command, and whether the lock is Landlock and seccomp only (`fallback`).
+fn parse(args: Vec<OsString>) -> Result<(Policy, Vec<OsString>, bool), String> {
     let mut args = args.into_iter();
     if args.next().as_deref() != Some("--policy".as_ref()) {
-        return Err("usage: paddock __sandbox-exec --policy JSON -- CMD [ARGS…]".into());
+        return Err(
+            "usage: paddock __sandbox-exec --policy JSON [--landlock-only] -- CMD [ARGS…]".into()
+        );
     }
     let json = args.next().ok_or("--policy needs a value")?;
     let policy: Policy = serde_json::from_slice(json.as_bytes())
         .map_err(|e| format!("the policy is not valid: {e}"))?;
-    if args.next().as_deref() != Some("--".as_ref()) {
+    let mut next = args.next();
+    let landlock_only = next.as_deref() == Some(LANDLOCK_ONLY.as_ref());
+    if landlock_only {
+        next = args.next();
+    }
+    if next.as_deref() != Some("--".as_ref()) {
         return Err("expected `--` before the command".into());
     }
     let command: Vec<OsString> = args.collect();
     if command.is_empty() {
         return Err("no command given".into());
     }
-    Ok((policy, command))
+    Ok((policy, command, landlock_only))
 }
+
+/// The launcher's flag for a lock without namespaces.
+pub const LANDLOCK_ONLY: &str = "--landlock-only";
 
 /// Every step before the program's fork, in PID 1.
 fn lock(policy: &Policy) -> Result<Locked, String> {
@@ -124,9 +147,58 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
     let (home, cwd, tty, exe) = (home.as_deref(), cwd.as_deref(), tty.as_deref(), exe.as_deref());
     let tmpdir = mounts::build(&resolved, home, cwd, tty, exe)?;
     caps::drop_all_but_the_gates()?;
-    landlock_rules::apply(&resolved, &tmpdir, landlock_rules::Places { tty, exe, home })?;
-    filter::apply(resolved.network)?;
-    Ok(Locked { tmpdir, listed, bridge })
+    let places = landlock_rules::Places { tty, exe, home, own_view: true };
+    landlock_rules::apply(&resolved, &tmpdir, places)?;
+    filter::apply(resolved.network, true)?;
+    Ok(Locked { tmpdir, listed, bridge, role: init::Supervisor::Init })
+}
+
+/// Every step before the program's fork, without namespaces (see `fallback`): the same checks,
+/// a temporary folder of the pane's own, Landlock and seccomp on the host's filesystem; the
+/// launcher stays as the program's supervisor.
+fn lock_without_namespaces(policy: &Policy) -> Result<Locked, String> {
+    let home = std::env::var_os("HOME").map(|h| {
+        let home = PathBuf::from(h);
+        home.canonicalize().unwrap_or(home)
+    });
+    let resolved = resolve(policy, home.as_deref()).map_err(|e| e.to_string())?;
+    if let Some(why) = fallback::refusal(&resolved, &mounts::hidden_folders(&resolved)) {
+        return Err(why);
+    }
+    fallback::gate_possible()?;
+    let tty = std::fs::read_link("/proc/self/fd/0")
+        .ok()
+        .filter(|p| p.starts_with("/dev/pts/") || p.to_string_lossy().starts_with("/dev/tty"));
+    close_inherited_fds()?;
+    init::block_signals()?;
+    let listed = ListedFolders::open(&resolved.unix_sockets)?;
+    // Where it starts: here if the lock shows it, else its first writable folder.
+    let shown =
+        |dir: &Path| resolved.write.iter().chain(&resolved.read).any(|f| dir.starts_with(f));
+    let cwd = std::env::current_dir().ok().filter(|cwd| shown(cwd));
+    if cwd.is_none() {
+        let start = resolved.write.first().map_or(Path::new("/"), PathBuf::as_path);
+        std::env::set_current_dir(start)
+            .map_err(|e| format!("cannot enter {}: {e}", start.display()))?;
+    }
+    let tmpdir = fallback::own_tmp()?;
+    init::stand_aside(tmpdir.clone())?;
+    let exe = std::env::current_exe().ok().filter(|exe| exe.is_file());
+    caps::drop_without_namespaces()?;
+    let places = landlock_rules::Places {
+        tty: tty.as_deref(),
+        exe: exe.as_deref(),
+        home: None,
+        own_view: false,
+    };
+    landlock_rules::apply(&resolved, &tmpdir, places)?;
+    filter::apply(resolved.network, false)?;
+    Ok(Locked {
+        tmpdir: tmpdir.clone(),
+        listed,
+        bridge: None,
+        role: init::Supervisor::Subreaper { tmp: tmpdir },
+    })
 }
 
 fn close_inherited_fds() -> Result<(), String> {

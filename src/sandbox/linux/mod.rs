@@ -3,6 +3,7 @@
 
 mod bridge;
 mod caps;
+mod fallback;
 mod filter;
 mod init;
 mod landlock_rules;
@@ -109,8 +110,10 @@ fn user_namespaces() -> Result<(), String> {
     }
 }
 
-impl Isolation for Linux {
-    fn probe(&self) -> Probe {
+impl Linux {
+    /// What this host can enforce, and whether a lock here is Landlock and seccomp only (no
+    /// user namespaces, or none that may mount: `fallback`).
+    fn probe_host(&self) -> (Probe, bool) {
         let mut lines = Vec::new();
         let landlock = landlock_abi();
         match &landlock {
@@ -123,34 +126,56 @@ impl Isolation for Linux {
             Err(why) => lines.push(format!("user namespaces: no: {why}")),
         }
         lines.push("seccomp: yes (filter mode)".into());
-        let blocker = match (&landlock, &userns) {
-            (Err(why), _) => Some(why.clone()),
-            (Ok(abi), _) if *abi < 2 => Some(format!("Landlock ABI {abi} is too old (needs 2)")),
-            (_, Err(why)) => Some(why.clone()),
-            _ => None,
+        let mut blocker = match &landlock {
+            Err(why) => Some(why.clone()),
+            Ok(abi) if *abi < 2 => Some(format!("Landlock ABI {abi} is too old (needs 2)")),
+            Ok(_) => None,
         };
-        let gaps = match landlock {
+        let mut gaps = match landlock {
             Ok(abi) if abi < 6 => vec![format!(
                 "Landlock ABI {abi} cannot stop signals to your other processes (needs 6)"
             )],
             _ => Vec::new(),
         };
-        Probe { lines, blocker, gaps }
+        let landlock_only = userns.is_err();
+        if let Err(why) = &userns {
+            match fallback::gate_possible() {
+                Ok(()) => {
+                    lines.push("locks without namespaces: Landlock and seccomp only".into());
+                    gaps.insert(0, fallback::GAPS.into());
+                }
+                Err(gate) => blocker = blocker.or(Some(format!("{why}; and {gate}"))),
+            }
+        }
+        (Probe { lines, blocker, gaps }, landlock_only)
+    }
+}
+
+impl Isolation for Linux {
+    fn probe(&self) -> Probe {
+        self.probe_host().0
     }
 
     fn wrap(&self, policy: &Policy, command: &[String]) -> Launch {
         // What the launcher will refuse is refused here, before anything starts.
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        if let Err(why) = resolve(policy, home.as_deref()) {
-            return Launch::refused(why.to_string());
-        }
-        let probe = self.probe();
+        let resolved = match resolve(policy, home.as_deref()) {
+            Ok(resolved) => resolved,
+            Err(why) => return Launch::refused(why.to_string()),
+        };
+        let (probe, landlock_only) = self.probe_host();
         if let Some(why) = probe.blocker {
             return Launch::refused(format!("this system cannot enforce a lock: {why}"));
         }
+        if landlock_only {
+            if let Some(why) = fallback::refusal(&resolved, &mounts::hidden_folders(&resolved)) {
+                return Launch::refused(why);
+            }
+        }
         let mut gaps = probe.gaps;
-        // Without the network the pane's own network namespace keeps abstract sockets apart.
-        if policy.network {
+        // Without the network the pane's own network namespace keeps abstract sockets apart;
+        // without namespaces the socket gate refuses them.
+        if policy.network && !landlock_only {
             if let Some(abi) = landlock_abi().ok().filter(|abi| *abi < 6) {
                 gaps.push(format!(
                     "Landlock ABI {abi} cannot keep it from the abstract unix sockets of your \
@@ -166,6 +191,9 @@ impl Isolation for Linux {
         let json = serde_json::to_string(policy).unwrap_or_default();
         let mut argv =
             vec![self.exe.display().to_string(), LAUNCHER_VERB.into(), "--policy".into(), json];
+        if landlock_only {
+            argv.push(launch::LANDLOCK_ONLY.into());
+        }
         argv.push("--".into());
         argv.extend(command.iter().cloned());
         Launch { argv: Some(argv), enforcement }

@@ -125,7 +125,7 @@ fn inside(stage: &Path, path: &Path) -> PathBuf {
 /// threads' homes (another thread's logins), the X server's sockets (a window's keystrokes and
 /// screen), and the session's runtime folder (Wayland, D-Bus, the keyring, the ssh agent)
 /// wherever $XDG_RUNTIME_DIR puts it.
-fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
+pub fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
     // SAFETY: getuid(2).
     let uid = unsafe { libc::getuid() };
     let runtime =

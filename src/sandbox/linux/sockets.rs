@@ -43,6 +43,10 @@ pub struct Gate {
     listed: Vec<Listed>,
     /// The devices of the lock's own /tmp and /dev/shm.
     own: Vec<u64>,
+    /// Without namespaces (`fallback`): the pane's own temporary folder, the one place a
+    /// socket of the lock's own may be (the host's /tmp is everyone's); abstract sockets,
+    /// shared with the whole host then, are refused.
+    own_folder: Option<PathBuf>,
 }
 
 /// The listed sockets' folders, opened before the view hides them.
@@ -129,13 +133,21 @@ fn connect_to_listener() -> Vec<sock_filter> {
 }
 
 /// In PID 1: the listener the program's process sends (`None`: it ended first, and said why).
-pub fn receive(from_program: OwnedFd, listed: ListedFolders) -> Option<Gate> {
+/// `own_folder`: without namespaces, the pane's temporary folder (see `Gate::own_folder`).
+pub fn receive(
+    from_program: OwnedFd,
+    listed: ListedFolders,
+    own_folder: Option<PathBuf>,
+) -> Option<Gate> {
     let listener = receive_fd(&from_program)?;
-    let own = ["/tmp", "/dev/shm"]
-        .iter()
-        .filter_map(|p| std::fs::metadata(p).ok().map(|m| m.dev()))
-        .collect();
-    Some(Gate { listener, listed: listed.0, own })
+    let own = match own_folder {
+        Some(_) => Vec::new(),
+        None => ["/tmp", "/dev/shm"]
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok().map(|m| m.dev()))
+            .collect(),
+    };
+    Some(Gate { listener, listed: listed.0, own, own_folder })
 }
 
 impl Gate {
@@ -212,6 +224,10 @@ impl Gate {
                 let target = self.path_socket(&path)?;
                 connect(&socket, &proc_fd_address(&target))
             }
+            // An abstract socket without namespaces: the host's (an X server's among them).
+            (Some(f), None) if f == libc::AF_UNIX as u16 && self.own_folder.is_some() => {
+                Err(libc::EACCES)
+            }
             // Any other address (TCP, an abstract socket): judged by the kernel as the
             // caller's own call would be, from the same namespaces and Landlock domain.
             _ => connect(&socket, &address),
@@ -233,6 +249,13 @@ impl Gate {
         }
         if self.own.contains(&meta.dev()) {
             return Ok(target);
+        }
+        // Where the descriptor really is, not where the caller's path said.
+        let real = std::fs::read_link(format!("/proc/self/fd/{}", target.as_raw_fd()));
+        if let (Some(folder), Ok(real)) = (&self.own_folder, real) {
+            if real.starts_with(folder) {
+                return Ok(target);
+            }
         }
         Err(libc::EACCES)
     }

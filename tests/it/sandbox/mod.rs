@@ -4,6 +4,7 @@
 //! Positive controls in every group: a lock that denies everything fails the suite.
 
 mod escapes;
+mod fallback;
 mod git;
 mod lifetime;
 mod sockets;
