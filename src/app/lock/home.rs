@@ -7,10 +7,32 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// Files and folders of the real home every lock may read, where they exist: git's settings
-/// (for `git commit`) and rustup's toolchains (which ~/.cargo/bin's proxies run). None holds a
-/// credential; ~/.npmrc, ~/.netrc, ~/.pypirc, ~/.git-credentials and ~/.cargo/credentials.toml
-/// never appear here: secrets belong in the vault.
-pub const DEFAULT_READ: &[&str] = &[".gitconfig", ".config/git", ".rustup"];
+/// (for `git commit`; the files git reads from ~/.config/git one by one, since its
+/// `credentials` file lives there too) and rustup's toolchains (which ~/.cargo/bin's proxies
+/// run). None holds a credential; ~/.npmrc, ~/.netrc, ~/.pypirc, ~/.git-credentials and
+/// ~/.cargo/credentials.toml never appear here: secrets belong in the vault.
+pub const DEFAULT_READ: &[&str] = &[
+    ".gitconfig",
+    ".config/git/config",
+    ".config/git/ignore",
+    ".config/git/attributes",
+    ".rustup",
+];
+
+/// Names of files that hold credentials: a folder the default list would show whole is left
+/// out when it holds one at its top (nvm's ~/.nvm/.npmrc, a `credentials` beside a tool).
+pub const CREDENTIAL_FILES: &[&str] = &[
+    ".npmrc",
+    ".netrc",
+    ".pypirc",
+    ".git-credentials",
+    ".env",
+    "credentials",
+    "credentials.toml",
+    "credentials.json",
+    "auth.json",
+    "token",
+];
 
 /// Places in the real home that hold credentials or keys: a PATH folder (or a toolchain it
 /// leads to) that is one of them, lies in one or holds one is never shown by default.
@@ -145,7 +167,13 @@ pub fn home_reads(home: &Path, path_var: Option<&OsStr>) -> HomeReads {
         if !real.starts_with(home) || !real.is_dir() {
             continue;
         }
-        let manager = TOOLCHAIN_HOMES.iter().map(|n| home.join(n)).find(|t| real.starts_with(t));
+        // A version manager's whole folder, unless it holds a credential file (then the PATH
+        // folder and its toolchain, as for any other).
+        let manager = TOOLCHAIN_HOMES
+            .iter()
+            .map(|n| home.join(n))
+            .find(|t| real.starts_with(t))
+            .filter(|t| allowed(home, t).is_ok());
         match allowed(home, &real) {
             Ok(()) if manager.is_some() => reads.read.extend(manager),
             Ok(()) => {
@@ -166,7 +194,8 @@ pub fn home_reads(home: &Path, path_var: Option<&OsStr>) -> HomeReads {
 }
 
 /// Whether `path` (canonical) may be shown by default: strictly inside `home`, not in a place
-/// that holds credentials, holding none.
+/// that holds credentials, holding none (`NEVER_BY_DEFAULT`, and a `CREDENTIAL_FILES` name at
+/// its top when it is a folder).
 fn allowed(home: &Path, path: &Path) -> Result<(), String> {
     if path == home || !path.starts_with(home) {
         return Err("it is the home folder, or outside it".into());
@@ -177,7 +206,13 @@ fn allowed(home: &Path, path: &Path) -> Result<(), String> {
             return Err(format!("it is, holds or lies in ~/{name}, which holds credentials"));
         }
     }
-    Ok(())
+    let held = CREDENTIAL_FILES.iter().find(|name| path.join(name).symlink_metadata().is_ok());
+    match held {
+        Some(name) if path.is_dir() => Err(format!(
+            "it holds {name}, which may hold credentials (list what you need under `read`)"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The toolchains the links in `folder` lead into, added to `reads`: for a link to a file
@@ -278,10 +313,18 @@ mod tests {
             ".pyenv/shims",
             ".ssh/bin",
             ".config/git",
+            ".nvm/versions/node/v20/bin",
+            ".nvm/versions/node/v20/lib",
         ] {
             std::fs::create_dir_all(home.join(folder)).expect("folder");
         }
         std::fs::write(home.join(".gitconfig"), "[user]\n").expect("gitconfig");
+        std::fs::write(home.join(".config/git/config"), "[user]\n").expect("git config");
+        std::fs::write(home.join(".config/git/credentials"), "https://u:p@h").expect("store");
+        std::fs::write(home.join(".nvm/.npmrc"), "_authToken=x").expect("nvm npmrc");
+        let node = home.join(".nvm/versions/node/v20");
+        std::fs::write(node.join("lib/npm-cli.js"), "").expect("npm");
+        std::os::unix::fs::symlink(node.join("lib/npm-cli.js"), node.join("bin/npm")).expect("ln");
         std::fs::write(home.join(".cargo/credentials.toml"), "token").expect("credentials");
         let npm = home.join(".node/v22/lib/node_modules/npm/bin/npm-cli.js");
         std::fs::write(&npm, "").expect("npm");
@@ -291,10 +334,18 @@ mod tests {
         std::fs::write(pipx.join("t"), "").expect("tool");
         std::os::unix::fs::symlink(pipx.join("t"), home.join(".local/bin/t")).expect("ln");
         let path = std::env::join_paths(
-            [".cargo/bin", ".local/bin", ".node/v22/bin", ".pyenv/shims", ".ssh/bin", ""]
-                .iter()
-                .map(|f| home.join(f))
-                .chain([PathBuf::from("/usr/bin"), PathBuf::from("relative/bin")]),
+            [
+                ".cargo/bin",
+                ".local/bin",
+                ".node/v22/bin",
+                ".nvm/versions/node/v20/bin",
+                ".pyenv/shims",
+                ".ssh/bin",
+                "",
+            ]
+            .iter()
+            .map(|f| home.join(f))
+            .chain([PathBuf::from("/usr/bin"), PathBuf::from("relative/bin")]),
         )
         .expect("PATH");
         let reads = home_reads(&home, Some(&path));
@@ -307,11 +358,13 @@ mod tests {
             shown,
             [
                 ".cargo/bin",
-                ".config/git",
+                ".config/git/config",
                 ".gitconfig",
                 ".local/bin",
                 ".node/v22/bin",
                 ".node/v22/lib",
+                ".nvm/versions/node/v20/bin",
+                ".nvm/versions/node/v20/lib",
                 ".pyenv"
             ]
         );

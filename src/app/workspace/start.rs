@@ -80,28 +80,10 @@ impl Workspace {
         if let Some(path) = &endpoint_path {
             env[0].1 = path.display().to_string();
         }
-        #[cfg(unix)]
-        let egress = match lock.as_ref().map(|(lock, _)| &lock.network) {
-            Some(Network::Allow(rules)) => Some(self.open_egress(pane, rules, thread)?),
-            _ => None,
-        };
+        let network = lock.as_ref().map(|(lock, _)| &lock.network);
+        let (egress, route) = self.egress_for(pane, network, thread, &mut env)?;
         #[cfg(not(unix))]
-        if lock.as_ref().is_some_and(|(lock, _)| matches!(lock.network, Network::Allow(_))) {
-            let why = "a network allow-list is not enforced on this platform yet";
-            return Err(Refusal(ErrorCode::Failed, why.into()));
-        }
-        #[cfg(unix)]
-        if egress.is_some() {
-            env.extend(crate::app::egress::proxy_env());
-        }
-        #[cfg(unix)]
-        let route = egress.as_ref().map(|e| EgressRoute {
-            socket: e.socket().to_owned(),
-            port: PROXY_PORT,
-            forwards: e.forwards().to_vec(),
-        });
-        #[cfg(not(unix))]
-        let route: Option<EgressRoute> = None;
+        let () = egress;
         let spec = SpawnSpec {
             argv: launch.command.clone(),
             cwd: launch.cwd.clone(),
@@ -111,16 +93,12 @@ impl Workspace {
             scrollback_lines: self.options.scrollback_lines,
             lock: match (lock, thread) {
                 (Some((lock, built)), _) => PaneLock::Locked(Box::new(Locked {
-                    policy: {
-                        let policy = self.pane_policy(lock, endpoint_path.as_deref(), route);
-                        match &home_thread {
-                            Some(name) => {
-                                crate::app::lock::with_home(policy, name, path_var.as_deref())
-                                    .map_err(|why| Refusal(ErrorCode::Failed, why))?
-                            }
-                            None => policy,
-                        }
-                    },
+                    policy: self.pane_policy(
+                        lock,
+                        endpoint_path.as_deref(),
+                        route,
+                        home_thread.as_deref().map(|name| (name, path_var.as_deref())),
+                    )?,
                     launcher: self.options.launcher.clone(),
                     inherited_env: built.vars,
                 })),
@@ -209,13 +187,16 @@ impl Workspace {
     }
 
     /// What the kernel is asked to enforce for a pane under `lock`: the lock, paddock's own
-    /// files guarded, its control sockets kept out, and the pane's own endpoint let through.
+    /// files guarded, its control sockets kept out, the pane's own endpoint let through, its
+    /// proxy's route, and for a thread's pane (`home`: the thread and the pane's PATH) the
+    /// thread's own home and the default read list (`lock::with_home`).
     fn pane_policy(
         &self,
         lock: &LockPolicy,
         endpoint: Option<&Path>,
         egress: Option<EgressRoute>,
-    ) -> Policy {
+        home: Option<(&str, Option<&std::ffi::OsStr>)>,
+    ) -> Result<Policy, Refusal> {
         let mut policy = Policy {
             control_sockets: crate::app::lock::exposed_control_sockets(&self.options.socket),
             control_folder: crate::app::lock::control_folder(),
@@ -224,7 +205,48 @@ impl Workspace {
         policy.unix_sockets.extend(endpoint.map(Path::to_owned));
         policy.own_endpoint = endpoint.map(Path::to_owned);
         policy.egress = egress;
-        policy
+        match home {
+            Some((thread, path_var)) => crate::app::lock::with_home(policy, thread, path_var)
+                .map_err(|why| Refusal(ErrorCode::Failed, why)),
+            None => Ok(policy),
+        }
+    }
+
+    /// With a network allow-list: the pane's proxy, the variables that lead its programs
+    /// there (added to `env`), and the route its lock is given to it.
+    #[cfg(unix)]
+    fn egress_for(
+        &mut self,
+        pane: PaneId,
+        network: Option<&Network>,
+        thread: Option<&ThreadSpec>,
+        env: &mut Vec<(String, String)>,
+    ) -> Result<(Option<PaneEgress>, Option<EgressRoute>), Refusal> {
+        let Some(Network::Allow(rules)) = network else { return Ok((None, None)) };
+        let egress = self.open_egress(pane, rules, thread)?;
+        env.extend(crate::app::egress::proxy_env());
+        let route = EgressRoute {
+            socket: egress.socket().to_owned(),
+            port: PROXY_PORT,
+            forwards: egress.forwards().to_vec(),
+        };
+        Ok((Some(egress), Some(route)))
+    }
+
+    /// Without unix sockets there is no proxy: an allow-list is refused.
+    #[cfg(not(unix))]
+    fn egress_for(
+        &mut self,
+        _pane: PaneId,
+        network: Option<&Network>,
+        _thread: Option<&ThreadSpec>,
+        _env: &mut Vec<(String, String)>,
+    ) -> Result<((), Option<EgressRoute>), Refusal> {
+        if let Some(Network::Allow(_)) = network {
+            let why = "a network allow-list is not enforced on this platform yet";
+            return Err(Refusal(ErrorCode::Failed, why.into()));
+        }
+        Ok(((), None))
     }
 
     /// A proxy for a pane whose network is the allow-list `rules`, on a socket of its own

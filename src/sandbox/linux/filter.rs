@@ -48,8 +48,12 @@ const IPPROTO_MPTCP: u64 = 262;
 /// The socket type without SOCK_NONBLOCK and SOCK_CLOEXEC.
 const SOCK_TYPE_MASK: u64 = 0xf;
 
-pub fn apply(network: bool, own_loopback: bool) -> Result<(), String> {
-    build(network, own_loopback)
+/// `namespaces`: whether the lock has namespaces of its own (a loopback, a PID namespace);
+/// without them (`fallback`) there is no IP socket with the network off, and no `setsid`: a
+/// process that left the pane's session would outlive a kill of the session, and nothing else
+/// (no PID namespace) would end it.
+pub fn apply(network: bool, namespaces: bool) -> Result<(), String> {
+    build(network, namespaces)
         .and_then(|(deny, no_clone3)| {
             if let Some(no_x32) = no_x32() {
                 apply_filter(&no_x32)?;
@@ -90,14 +94,14 @@ fn no_x32() -> Option<BpfProgram> {
     None
 }
 
-fn build(
-    network: bool,
-    own_loopback: bool,
-) -> Result<(BpfProgram, BpfProgram), seccompiler::Error> {
+fn build(network: bool, namespaces: bool) -> Result<(BpfProgram, BpfProgram), seccompiler::Error> {
     let arch: TargetArch = std::env::consts::ARCH.try_into()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for call in DENIED {
         rules.insert(*call, vec![]);
+    }
+    if !namespaces {
+        rules.insert(libc::SYS_setsid, vec![]);
     }
     let arg = |index, op, value| SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value);
     // Unix and IP sockets only (and netlink with the network): no packet or raw access to the
@@ -106,7 +110,7 @@ fn build(
     // Without the network, IP reaches only the pane's own loopback (its network namespace);
     // without that namespace either (`fallback`), there is no IP socket at all.
     let mut families = vec![libc::AF_UNIX];
-    if network || own_loopback {
+    if network || namespaces {
         families.extend([libc::AF_INET, libc::AF_INET6]);
     }
     if network {

@@ -80,7 +80,7 @@ pub fn build(
     mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
     let sources = open_sources(resolved, home, tty, exe)?;
     let stage = Path::new(STAGE);
-    assemble(stage, &sources)?;
+    assemble(stage, &sources, resolved.home.as_deref())?;
     hide(stage, &hidden, resolved)?;
     for (link, target) in [
         ("/dev/fd", "/proc/self/fd"),
@@ -210,7 +210,7 @@ fn open_sources(
 /// Assemble the new root on `stage`: a tmpfs with the system's links, a /dev of its own, the
 /// pane's temporary folders, every source mounted at its own path, and a /proc of the lock's
 /// PID namespace.
-fn assemble(stage: &Path, sources: &Sources) -> Result<(), String> {
+fn assemble(stage: &Path, sources: &Sources, own_home: Option<&Path>) -> Result<(), String> {
     mount(Some(Path::new("tmpfs")), stage, Some("tmpfs"), 0, Some("mode=0755"))?;
     for (path, target) in &sources.links {
         std::os::unix::fs::symlink(target, inside(stage, path))
@@ -227,9 +227,20 @@ fn assemble(stage: &Path, sources: &Sources) -> Result<(), String> {
         let flags = libc::MS_NOSUID | libc::MS_NODEV;
         mount(Some(Path::new("tmpfs")), &target, Some("tmpfs"), flags, Some("mode=1777"))?;
     }
+    // The thread's own home is its programs' to change: a mount point there that cannot be made
+    // (a link or file put in its way) says how to start afresh.
+    let home = sources.opened.iter().find(|s| s.role == Role::Home).map(|s| s.at.as_path());
+    let in_home = |at: &Path| home.is_some_and(|home| at.starts_with(home) && at != home);
     for Source { at, file, .. } in &sources.opened {
         let is_dir = file.metadata().map(|m| m.is_dir()).unwrap_or(false);
-        let target = mount_point(stage, at, is_dir)?;
+        let target = mount_point(stage, at, is_dir).map_err(|why| match own_home {
+            Some(own) if in_home(at) => format!(
+                "{why} (in the thread's own home, which its programs may change: delete {} to \
+                 start the thread afresh)",
+                own.display()
+            ),
+            _ => why,
+        })?;
         mount_descriptor(file, &target).map_err(|e| format!("{e} (showing {})", at.display()))?;
     }
     // A /proc of the lock's own PID namespace: its processes only, so no other process's

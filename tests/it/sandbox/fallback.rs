@@ -144,6 +144,13 @@ fn without_user_namespaces_a_lock_is_landlock_and_seccomp_only_and_says_so() {
     assert_eq!(found, "planted", "{stderr}");
     assert!(stderr.contains("left for git to run outside the lock"), "{stderr}");
     assert!(stderr.contains("pre-commit"), "{stderr}");
+    // No leaving the pane's session: a kill of the session is what ends everything it started.
+    // (From a child, which is no process group's leader: only the filter can refuse it.)
+    let leave = "import os, sys\nif os.fork() == 0:\n    try:\n        os.setsid(); print('left')\n    except OSError as e:\n        print('stayed', e.errno)\n    sys.stdout.flush(); os._exit(0)\nos.wait()";
+    let args = ["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", leave];
+    let out = without_namespaces(&fx, &args).output().expect("run");
+    let (found, stderr) = text(&out);
+    assert_eq!(found, format!("stayed {}", libc::EPERM), "{stderr}");
     // A lock it cannot hold is refused: a protection of yours inside the writable folder.
     let env = fx.path("lock/file.txt");
     let mut args = locked_args(&fx, &lock, &ro, &["read", &env]);

@@ -57,9 +57,14 @@ fn a_protected_file_with_a_second_name_refuses_the_lock() {
 #[test]
 fn what_a_lock_left_git_to_run_is_named_when_it_returns() {
     let fx = Fixture::new("git-planted");
-    let script = "echo ../evil > .git/commondir && \
-        mkdir -p node_modules/x/.git/hooks && \
-        printf '[core]\\n\\tfsmonitor = ./x.sh\\n' > node_modules/x/.git/config";
+    // A reflog linked out of the repository: the user's next commit appends through it.
+    let bashrc = fx.home.join(".bashrc").display().to_string();
+    let script = format!(
+        "echo ../evil > .git/commondir && \
+         mkdir -p node_modules/x/.git/hooks && \
+         printf '[core]\\n\\tfsmonitor = ./x.sh\\n' > node_modules/x/.git/config && \
+         mkdir -p .git/logs && ln -s {bashrc} .git/logs/HEAD"
+    );
     let lock = fx.lock.display().to_string();
     let run = |script: &str| {
         std::process::Command::new(super::PADDOCK)
@@ -70,12 +75,14 @@ fn what_a_lock_left_git_to_run_is_named_when_it_returns() {
             .output()
             .expect("run")
     };
-    let out = run(script);
+    let out = run(&script);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let commondir = format!("{lock}/.git/commondir sends git to ../evil");
     let fsmonitor = format!("{lock}/node_modules/x/.git/config sets core.fsmonitor = ./x.sh");
     assert!(stderr.contains(&commondir) && stderr.contains(&fsmonitor), "{stderr}");
+    let reflog = format!("{lock}/.git/logs/HEAD is a link to {bashrc}: git writes through it");
+    assert!(stderr.contains(&reflog), "{stderr}");
     let quiet = run("echo hello > notes.txt");
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("left for git"));
 }
