@@ -41,8 +41,8 @@ const APT_PACKAGES: &[&str] = &[
     "imagemagick",
     "python3",
     "git",
-    // The real-agent test: Claude Code (installed with npm, see `install_agents`) runs on
-    // node's platform package; openssl makes the test CA its fake API is served with.
+    // The real-agent tests: Claude Code, Codex and Gemini CLI (installed with npm, see
+    // `install_agents`) run on node; openssl makes the test CA their fake APIs are served with.
     "nodejs",
     "openssl",
     // The vault's tests: a private D-Bus session with gnome-keyring (the Secret Service), and
@@ -115,7 +115,7 @@ fn ci() -> Result<()> {
 
 fn ci_steps(timings: &mut Timings) -> Result<()> {
     timings.time("install", || install_apt_packages(APT_PACKAGES))?;
-    let claude = timings.time("agents", install_agents)?;
+    let agents = timings.time("agents", install_agents)?;
     timings.time("format", || step("format", cargo(&["fmt", "--all", "--", "--check"])))?;
     timings.time("clippy", || {
         step("clippy", cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
@@ -123,7 +123,7 @@ fn ci_steps(timings: &mut Timings) -> Result<()> {
     let skipped = target_dir().join("tmp/skipped-tests.txt");
     let _ = std::fs::remove_file(&skipped);
     let mut test = cargo(&["test", "--workspace"]);
-    test.env("PADDOCK_TEST_CLAUDE", &claude);
+    test.envs(agents.iter().map(|(variable, path)| (variable, path)));
     let tested = timings.time("tests", || step("tests", test));
     // Skips are said at the end, where they cannot scroll away (tests/it/main.rs `skip`).
     if let Ok(list) = std::fs::read_to_string(&skipped) {
@@ -136,44 +136,67 @@ fn ci_steps(timings: &mut Timings) -> Result<()> {
     cross_checks(timings)
 }
 
-/// The Claude Code the real-agent test runs (tests/it/headless/agent.rs), pinned so that a new
-/// release cannot change what the test sees.
-const CLAUDE_CODE: (&str, &str) = ("@anthropic-ai/claude-code", "2.1.197");
+/// The agents the real-agent tests run (tests/it/headless/agent.rs), pinned so that a new
+/// release cannot change what the tests see: the npm package, its version, the program in
+/// target/agents/node_modules, the variable the tests find it by, and what `--version` says.
+const AGENTS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "@anthropic-ai/claude-code",
+        "2.1.197",
+        "@anthropic-ai/claude-code/bin/claude.exe",
+        "PADDOCK_TEST_CLAUDE",
+        "2.1.197 (Claude Code)",
+    ),
+    (
+        "@openai/codex",
+        "0.171.0",
+        "@openai/codex/bin/codex.js",
+        "PADDOCK_TEST_CODEX",
+        "codex-cli 0.171.0",
+    ),
+    (
+        "@google/gemini-cli",
+        "0.61.0",
+        "@google/gemini-cli/bundle/gemini.js",
+        "PADDOCK_TEST_GEMINI",
+        "0.61.0",
+    ),
+];
 
-/// Install Claude Code into target/agents with npm (once; again when the pinned version
-/// changes) and link its native binary (`node install.cjs`: npm runs no install scripts
-/// unasked). Returns the binary's path, which the tests get as PADDOCK_TEST_CLAUDE.
-fn install_agents() -> Result<std::path::PathBuf> {
-    let (package, version) = CLAUDE_CODE;
-    let prefix = target_dir().join("agents");
-    let folder = prefix.join("node_modules").join(package);
-    let binary = folder.join("bin/claude.exe");
-    let installed = || {
-        Command::new(&binary)
+/// Install the agents into target/agents with npm (once; again when a pinned version changes)
+/// and link Claude Code's native binary (`node install.cjs`: npm runs no install scripts
+/// unasked). Returns each one's variable and path, which the tests get.
+fn install_agents() -> Result<Vec<(&'static str, std::path::PathBuf)>> {
+    let modules = target_dir().join("agents/node_modules");
+    let program = |path: &str| modules.join(path);
+    let says = |path: &std::path::Path, wanted: &str| {
+        Command::new(path)
             .arg("--version")
             .output()
-            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).starts_with(version))
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == wanted)
     };
-    if installed() {
-        return Ok(binary);
+    let all_there = || AGENTS.iter().all(|(_, _, path, _, version)| says(&program(path), version));
+    if !all_there() {
+        // nodesource's nodejs carries npm; Debian's needs its own package.
+        if !Command::new("npm").arg("--version").output().is_ok_and(|o| o.status.success()) {
+            install_apt_packages(&["npm"])?;
+        }
+        let prefix = target_dir().join("agents");
+        std::fs::create_dir_all(&prefix).context("making target/agents")?;
+        let mut npm = Command::new("npm");
+        npm.args(["install", "--no-audit", "--no-fund", "--no-save", "--prefix"]).arg(&prefix);
+        npm.args(AGENTS.iter().map(|(package, version, ..)| format!("{package}@{version}")));
+        step("npm install the agents", npm)?;
+        let mut link = Command::new("node");
+        link.arg("install.cjs").current_dir(modules.join("@anthropic-ai/claude-code"));
+        step("link Claude Code's binary", link)?;
+        for (package, _, path, _, version) in AGENTS {
+            if !says(&program(path), version) {
+                bail!("{} is not {package} {version} after installing it", path);
+            }
+        }
     }
-    // nodesource's nodejs carries npm; Debian's needs its own package.
-    if !Command::new("npm").arg("--version").output().is_ok_and(|o| o.status.success()) {
-        install_apt_packages(&["npm"])?;
-    }
-    std::fs::create_dir_all(&prefix).context("making target/agents")?;
-    let mut npm = Command::new("npm");
-    npm.args(["install", "--no-audit", "--no-fund", "--no-save", "--prefix"])
-        .arg(&prefix)
-        .arg(format!("{package}@{version}"));
-    step("npm install Claude Code", npm)?;
-    let mut link = Command::new("node");
-    link.arg("install.cjs").current_dir(&folder);
-    step("link Claude Code's binary", link)?;
-    if !installed() {
-        bail!("{} is not Claude Code {version} after installing it", binary.display());
-    }
-    Ok(binary)
+    Ok(AGENTS.iter().map(|(_, _, path, variable, _)| (*variable, program(path))).collect())
 }
 
 fn target_dir() -> std::path::PathBuf {

@@ -1,9 +1,10 @@
-//! The real Claude Code in a locked thread, end to end: its network is an allow-list of one
-//! fake API (tests/data/fake_anthropic.py, over TLS with a test CA, named through the proxy's
-//! hosts table so that the proxy's CONNECT path carries it), and its home is the thread's own.
-//! The agent asks to write a file, the pane's pulse says it needs you, the user says yes, the
-//! file lands in the lock folder and the turn ends; everything else it reaches for is refused
-//! and logged.
+//! The real agents in locked threads, end to end: each thread's network is an allow-list of
+//! one fake API of ours (tests/data/fake_*.py, over TLS with a test CA, named through the
+//! proxy's hosts table so that the proxy's CONNECT path carries it), and its home is the
+//! thread's own. Claude Code, interactively: it asks to write a file, the pane's pulse says it
+//! needs you, the user says yes, the file lands in the lock folder and the turn ends. Codex and
+//! Gemini CLI, in their one-shot modes: the answer comes back through the proxy. Everything
+//! else any of them reaches for is refused and logged.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -12,15 +13,36 @@ use std::process::{Child, Command, Stdio};
 use super::config::write_config;
 use super::{wait_for, Runtime};
 
-/// Where `cargo xtask ci` installed Claude Code (PADDOCK_TEST_CLAUDE), else where it installs
-/// it (target/agents).
-fn claude_code() -> Option<PathBuf> {
-    let installed =
-        std::env::var_os("PADDOCK_TEST_CLAUDE").map(PathBuf::from).unwrap_or_else(|| {
-            Path::new(env!("CARGO_TARGET_TMPDIR"))
-                .join("../agents/node_modules/@anthropic-ai/claude-code/bin/claude.exe")
-        });
+/// Where `cargo xtask ci` installed an agent (`variable`, PADDOCK_TEST_CLAUDE and the like),
+/// else where it installs them (target/agents, then `program` there).
+fn installed(variable: &str, program: &str) -> Option<PathBuf> {
+    let installed = std::env::var_os(variable).map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("../agents/node_modules").join(program)
+    });
     installed.canonicalize().ok()
+}
+
+/// The agent `variable` names, or None when it is not installed: a loud skip here, a failure
+/// in CI (which installs them).
+fn agent(test: &str, variable: &str, program: &str) -> Option<PathBuf> {
+    let found = installed(variable, program);
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: {program} is not installed; `cargo xtask ci` installs it"
+        );
+        crate::skip(test, &format!("{program} is not installed (`cargo xtask ci` installs it)"));
+    }
+    found
+}
+
+/// The folder of npm packages an agent was installed into (its `node_modules`' parent), which
+/// a lock must show for the agent to run.
+fn packages(program: &Path) -> PathBuf {
+    let mut folder = program.to_owned();
+    while folder.file_name().is_some_and(|n| n != "node_modules") && folder.pop() {}
+    folder.pop();
+    folder
 }
 
 /// A test CA and a certificate for `api.fake.test` it signed, made with openssl in `dir`.
@@ -70,12 +92,13 @@ struct FakeApi {
 }
 
 impl FakeApi {
-    fn start(tls: &Path, log: &Path, writes: &Path) -> FakeApi {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fake_anthropic.py");
+    /// tests/data/`script`, with the test CA's certificate, its key, the log and `more`.
+    fn start(script: &str, tls: &Path, log: &Path, more: &[&Path]) -> FakeApi {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(script);
         let mut child = Command::new("python3")
             .arg(script)
             .args([tls.join("server.pem"), tls.join("server.key"), log.to_owned()])
-            .arg(writes)
+            .args(more)
             .stdout(Stdio::piped())
             .spawn()
             .expect("python3 runs the fake API");
@@ -108,28 +131,40 @@ fn first_run_done(home: &Path, key: &str, work: &Path) {
     std::fs::write(home.join(".claude.json"), state.to_string()).expect(".claude.json");
 }
 
+/// A request to a host off the list, which the proxy refuses (before the agent starts).
+const ELSEWHERE: &str = "python3 -c \"import urllib.request as u; u.urlopen('https://example.com/', timeout=10)\" 2>/dev/null";
+
+/// The egress log's lines, after checking that every connection to the fake at `port` was
+/// allowed (at least `least` of them) and that example.com was refused.
+fn egress_checked(runtime: &Runtime, port: u16, least: usize) -> Vec<serde_json::Value> {
+    let egress =
+        std::fs::read_to_string(runtime.dir.join("state/paddock/egress.log")).expect("egress log");
+    let lines: Vec<serde_json::Value> =
+        egress.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let to_fake = |l: &&serde_json::Value| l["host"] == "api.fake.test" && l["port"] == port;
+    assert!(lines.iter().filter(to_fake).all(|l| l["allowed"] == true), "{egress}");
+    assert!(lines.iter().filter(to_fake).count() >= least, "{egress}");
+    let refused: Vec<&serde_json::Value> = lines.iter().filter(|l| l["allowed"] == false).collect();
+    assert!(refused.iter().any(|l| l["host"] == "example.com"), "{egress}");
+    lines
+}
+
 #[test]
 fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_else() {
     let test = "headless::agent::claude_code_completes_a_turn";
-    let Some(claude) = claude_code() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: Claude Code is not installed; `cargo xtask ci` installs it"
-        );
-        crate::skip(test, "Claude Code is not installed (`cargo xtask ci` installs it)");
-        return;
-    };
+    let program = "@anthropic-ai/claude-code/bin/claude.exe";
+    let Some(claude) = agent(test, "PADDOCK_TEST_CLAUDE", program) else { return };
     let runtime = Runtime::new();
     let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
     std::fs::create_dir_all(&work).expect("work");
     let work = work.canonicalize().expect("work");
     test_ca(&tls);
     let log = runtime.dir.join("fake.log");
-    let fake = FakeApi::start(&tls, &log, &work.join("hello.txt"));
+    let fake = FakeApi::start("fake_anthropic.py", &tls, &log, &[&work.join("hello.txt")]);
     let key = "fake-key-for-the-local-fake-api";
     first_run_done(&runtime.dir.join("data/paddock/homes/claude"), key, &work);
     // Before the agent: a request to a host off the list, which the proxy refuses.
-    let elsewhere = "python3 -c \"import urllib.request as u; u.urlopen('https://example.com/', timeout=10)\" 2>/dev/null";
+    let elsewhere = ELSEWHERE;
     let command = format!("{elsewhere}; exec {} 'Create hello.txt here'", claude.display());
     write_config(
         &runtime,
@@ -145,7 +180,7 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
             port = fake.port,
             ca = tls.join("ca.pem").display(),
             work = work.display(),
-            package = claude.parent().and_then(Path::parent).expect("package folder").display(),
+            package = packages(&claude).display(),
             tls = tls.display(),
         ),
     );
@@ -182,4 +217,107 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
     assert_eq!(instance.pane(1)["lock"]["detail"], "files; allow-listed network");
     // Its state went to the thread's own home, not yours.
     assert!(runtime.dir.join("data/paddock/homes/claude/.claude").is_dir());
+}
+
+/// A locked thread running `command` (after the refused request) with `env`, its network the
+/// fake at `port` only, reading the agents' packages and the test CA; returns the runtime's
+/// config text.
+fn one_shot_config(command: &str, env: &[(&str, String)], port: u16, read: &[&Path]) -> String {
+    let env: Vec<String> = env.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect();
+    let read: Vec<String> = read.iter().map(|p| format!("{:?}", p.display().to_string())).collect();
+    let command = format!("{ELSEWHERE}; {command}; echo AGENT EXIT $?; exec sleep 600");
+    format!(
+        r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1"}},
+            threads: [(name: "agent", command: ["sh", "-c", {command:?}], env: {{{env}}},
+                lock: (write: [{work:?}], read: [{read}], network: Allow(["api.fake.test:{port}"])))])"#,
+        env = env.join(", "),
+        read = read.join(", "),
+        work = "WORK",
+    )
+}
+
+#[test]
+fn codex_completes_a_turn_in_a_lock_through_the_allow_list() {
+    let test = "headless::agent::codex_completes_a_turn";
+    let Some(codex) = agent(test, "PADDOCK_TEST_CODEX", "@openai/codex/bin/codex.js") else {
+        return;
+    };
+    let runtime = Runtime::new();
+    let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
+    std::fs::create_dir_all(&work).expect("work");
+    let work = work.canonicalize().expect("work");
+    test_ca(&tls);
+    let log = runtime.dir.join("fake.log");
+    let fake = FakeApi::start("fake_openai.py", &tls, &log, &[]);
+    // Codex's settings, in the thread's own home: a provider that is the fake.
+    let codex_home = runtime.dir.join("data/paddock/homes/agent/.codex");
+    std::fs::create_dir_all(&codex_home).expect("codex home");
+    let settings = format!(
+        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
+         base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
+        fake.port
+    );
+    std::fs::write(codex_home.join("config.toml"), settings).expect("config.toml");
+    let ca = tls.join("ca.pem").display().to_string();
+    let command = format!("{} exec --skip-git-repo-check 'say hello'", codex.display());
+    let env = [
+        ("FAKE_API_KEY", "fake".to_owned()),
+        ("SSL_CERT_FILE", ca.clone()),
+        ("CODEX_CA_CERTIFICATE", ca),
+    ];
+    let config = one_shot_config(&command, &env, fake.port, &[&packages(&codex), &tls]);
+    write_config(
+        &runtime,
+        &config.replace("\"WORK\"", &format!("{:?}", work.display().to_string())),
+    );
+    let instance = runtime.start(&[]);
+    let screen = instance.wait_for_text("1", "AGENT EXIT");
+    assert!(
+        screen.contains("Hello from the fake OpenAI") && screen.contains("AGENT EXIT 0"),
+        "{screen}"
+    );
+    let requests = std::fs::read_to_string(&log).expect("the fake's log");
+    assert!(requests.contains("\"path\": \"/v1/responses\""), "{requests}");
+    egress_checked(&runtime, fake.port, 1);
+}
+
+#[test]
+fn gemini_cli_completes_a_turn_in_a_lock_through_the_allow_list() {
+    let test = "headless::agent::gemini_cli_completes_a_turn";
+    let Some(gemini) = agent(test, "PADDOCK_TEST_GEMINI", "@google/gemini-cli/bundle/gemini.js")
+    else {
+        return;
+    };
+    let runtime = Runtime::new();
+    let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
+    std::fs::create_dir_all(&work).expect("work");
+    let work = work.canonicalize().expect("work");
+    test_ca(&tls);
+    let log = runtime.dir.join("fake.log");
+    let fake = FakeApi::start("fake_gemini.py", &tls, &log, &[]);
+    // Gemini CLI's settings, in the thread's own home: an API key, not a Google login.
+    let gemini_home = runtime.dir.join("data/paddock/homes/agent/.gemini");
+    std::fs::create_dir_all(&gemini_home).expect("gemini home");
+    let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
+    std::fs::write(gemini_home.join("settings.json"), settings).expect("settings.json");
+    let env = [
+        ("GEMINI_API_KEY", "fake".to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", fake.port)),
+        ("NODE_EXTRA_CA_CERTS", tls.join("ca.pem").display().to_string()),
+    ];
+    let command = format!("{} --skip-trust -p 'say hello'", gemini.display());
+    let config = one_shot_config(&command, &env, fake.port, &[&packages(&gemini), &tls]);
+    write_config(
+        &runtime,
+        &config.replace("\"WORK\"", &format!("{:?}", work.display().to_string())),
+    );
+    let instance = runtime.start(&[]);
+    let screen = instance.wait_for_text("1", "AGENT EXIT");
+    assert!(
+        screen.contains("Hello from the fake Gemini") && screen.contains("AGENT EXIT 0"),
+        "{screen}"
+    );
+    let requests = std::fs::read_to_string(&log).expect("the fake's log");
+    assert!(requests.contains(":streamGenerateContent?alt=sse"), "{requests}");
+    egress_checked(&runtime, fake.port, 1);
 }
