@@ -260,11 +260,7 @@ fn codex_completes_a_turn_in_a_lock_through_the_allow_list() {
     std::fs::write(codex_home.join("config.toml"), settings).expect("config.toml");
     let ca = tls.join("ca.pem").display().to_string();
     let command = format!("{} exec --skip-git-repo-check 'say hello'", codex.display());
-    let env = [
-        ("FAKE_API_KEY", "fake".to_owned()),
-        ("SSL_CERT_FILE", ca.clone()),
-        ("CODEX_CA_CERTIFICATE", ca),
-    ];
+    let env = [("FAKE_API_KEY", "fake".to_owned()), ("SSL_CERT_FILE", ca)];
     let config = one_shot_config(&command, &env, fake.port, &[&packages(&codex), &tls]);
     write_config(
         &runtime,
