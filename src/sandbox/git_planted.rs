@@ -360,11 +360,17 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
             )),
             // A link of the user's that is a file now: nothing git would follow.
             (Kind::DataLink, Seen::File { .. }) => {}
-            (Kind::DataLink, Seen::Link(target)) => found.push(format!(
-                "{shown} is a link to {}: git writes through it (a reflog line, with commit \
-                 subjects the agent chose, appended there)",
-                target.display()
-            )),
+            (Kind::DataLink, Seen::Link(target)) => {
+                let what = if path.components().any(|c| c.as_os_str() == "logs") {
+                    " (a reflog line, with commit subjects the agent chose, appended there)"
+                } else {
+                    ""
+                };
+                found.push(format!(
+                    "{shown} is a link to {}: git writes through it{what}",
+                    target.display()
+                ))
+            }
             (_, Seen::Link(target)) => {
                 found.push(format!("{shown} is a link to {}", target.display()));
             }
@@ -379,8 +385,11 @@ pub fn planted(before: &GitSnapshot, after: &GitSnapshot) -> Vec<String> {
             }
             (Kind::Todo, Seen::File { bytes, .. }) => {
                 let text = String::from_utf8_lossy(bytes);
-                let runs = text.lines().map(str::trim).filter_map(|line| {
-                    line.strip_prefix("exec ").or_else(|| line.strip_prefix("x "))
+                // As git reads a to-do line: blanks (spaces, tabs) before the command word and
+                // between it and its argument.
+                let runs = text.lines().filter_map(|line| {
+                    let (word, rest) = line.trim().split_once([' ', '\t'])?;
+                    matches!(word, "exec" | "x").then_some(rest)
                 });
                 for command in runs {
                     found.push(format!(

@@ -136,7 +136,8 @@ fn links_git_writes_through_and_a_worktrees_git_folders_are_watched() {
     std::os::unix::fs::symlink(&later, common.join("logs/refs/heads/main")).expect("dangling");
     std::os::unix::fs::symlink("refs/heads/wt", own.join("ORIG_HEAD")).expect("inside");
     std::fs::create_dir_all(own.join("rebase-merge")).expect("rebase");
-    std::fs::write(own.join("rebase-merge/git-rebase-todo"), "exec ./evil\n").expect("todo");
+    let todo = "pick 1 one\nexec\t./evil\n\tx\t./also\nexecute nothing\n";
+    std::fs::write(own.join("rebase-merge/git-rebase-todo"), todo).expect("todo");
     let found = planted(&before, &snapshot_again(&watched, &before));
     let through = ": git writes through it (a reflog line, with commit subjects the agent chose, appended there)";
     let common = common.display();
@@ -146,6 +147,7 @@ fn links_git_writes_through_and_a_worktrees_git_folders_are_watched() {
             format!("{common}/logs/HEAD is a link to {}{through}", outside.display()),
             format!("{common}/logs/refs/heads/main is a link to {}{through}", later.display()),
             format!("{}/rebase-merge/git-rebase-todo holds a paused rebase that runs ./evil on `git rebase --continue`", own.display()),
+            format!("{}/rebase-merge/git-rebase-todo holds a paused rebase that runs ./also on `git rebase --continue`", own.display()),
         ]
     );
     let _ = std::fs::remove_dir_all(&dir);

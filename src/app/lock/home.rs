@@ -19,12 +19,17 @@ pub const DEFAULT_READ: &[&str] = &[
     ".rustup",
 ];
 
-/// Names of files that hold credentials: a folder the default list would show whole is left
-/// out when it holds one at its top (nvm's ~/.nvm/.npmrc, a `credentials` beside a tool).
+/// Names of files that hold credentials: a folder the default list would show is left out
+/// when one lies in it (nvm's ~/.nvm/.npmrc, npm's `<prefix>/etc/npmrc` from `npm config set
+/// -g`, pip's `<prefix>/pip.conf` from `pip config --site`, a `credentials` beside a tool),
+/// looked for `CREDENTIALS_DEPTH` folders deep.
 pub const CREDENTIAL_FILES: &[&str] = &[
     ".npmrc",
+    "npmrc",
     ".netrc",
     ".pypirc",
+    "pip.conf",
+    "pip.ini",
     ".git-credentials",
     ".env",
     "credentials",
@@ -32,6 +37,24 @@ pub const CREDENTIAL_FILES: &[&str] = &[
     "credentials.json",
     "auth.json",
     "token",
+];
+
+/// How deep below a folder the default list would show credential files are looked for.
+const CREDENTIALS_DEPTH: usize = 5;
+/// How many entries that look visits at most; a folder too large to look through is left out.
+const CREDENTIALS_ENTRIES: usize = 20_000;
+/// Folders that hold code and data, never a tool's settings: not looked into.
+const NOT_SETTINGS: &[&str] = &[
+    "node_modules",
+    "site-packages",
+    "dist-packages",
+    "__pycache__",
+    "lib",
+    "lib64",
+    "include",
+    "share",
+    "src",
+    ".git",
 ];
 
 /// Places in the real home that hold credentials or keys: a PATH folder (or a toolchain it
@@ -169,11 +192,14 @@ pub fn home_reads(home: &Path, path_var: Option<&OsStr>) -> HomeReads {
         }
         // A version manager's whole folder, unless it holds a credential file (then the PATH
         // folder and its toolchain, as for any other).
-        let manager = TOOLCHAIN_HOMES
-            .iter()
-            .map(|n| home.join(n))
-            .find(|t| real.starts_with(t))
-            .filter(|t| allowed(home, t).is_ok());
+        let manager = TOOLCHAIN_HOMES.iter().map(|n| home.join(n)).find(|t| real.starts_with(t));
+        let manager = manager.filter(|t| match allowed(home, t) {
+            Ok(()) => true,
+            Err(why) => {
+                reads.left_out.push((t.clone(), why));
+                false
+            }
+        });
         match allowed(home, &real) {
             Ok(()) if manager.is_some() => reads.read.extend(manager),
             Ok(()) => {
@@ -206,13 +232,47 @@ fn allowed(home: &Path, path: &Path) -> Result<(), String> {
             return Err(format!("it is, holds or lies in ~/{name}, which holds credentials"));
         }
     }
-    let held = CREDENTIAL_FILES.iter().find(|name| path.join(name).symlink_metadata().is_ok());
-    match held {
-        Some(name) if path.is_dir() => Err(format!(
-            "it holds {name}, which may hold credentials (list what you need under `read`)"
-        )),
-        _ => Ok(()),
+    if !path.is_dir() {
+        return Ok(());
     }
+    match credential_inside(path) {
+        Ok(None) => Ok(()),
+        Ok(Some(file)) => Err(format!(
+            "it holds {}, which may hold credentials (list what you need under `read`)",
+            file.display()
+        )),
+        Err(()) => Err(format!(
+            "it holds more than {CREDENTIALS_ENTRIES} entries to look through for credentials \
+             (list what you need under `read`)"
+        )),
+    }
+}
+
+/// The first file in `folder` (breadth first, `CREDENTIALS_DEPTH` deep, not into
+/// `NOT_SETTINGS` folders, not following links into folders) named as a credential file;
+/// `Err` when there is too much to look through.
+fn credential_inside(folder: &Path) -> Result<Option<PathBuf>, ()> {
+    let mut queue = std::collections::VecDeque::from([(folder.to_owned(), 0)]);
+    let mut looked = 0;
+    while let Some((dir, depth)) = queue.pop_front() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            looked += 1;
+            if looked > CREDENTIALS_ENTRIES {
+                return Err(());
+            }
+            let name = entry.file_name();
+            if CREDENTIAL_FILES.iter().any(|c| name == *c) {
+                return Ok(Some(entry.path()));
+            }
+            let into = entry.file_type().is_ok_and(|t| t.is_dir())
+                && depth + 1 < CREDENTIALS_DEPTH
+                && !NOT_SETTINGS.iter().any(|n| name == *n);
+            if into {
+                queue.push_back((entry.path(), depth + 1));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// The toolchains the links in `folder` lead into, added to `reads`: for a link to a file
@@ -260,18 +320,51 @@ fn toolchain_roots(home: &Path, folder: &Path, reads: &mut HomeReads) {
 }
 
 /// Make `links` again in the thread's home `own`, where it has nothing by that name (what the
-/// thread put there is its own).
+/// thread put there is its own). Every folder on the way is made and entered without following
+/// a link: the home is the lock's to change, and a link planted there (`.config` -> a folder of
+/// yours) must not lead paddock to make anything outside it.
 #[cfg(unix)]
 pub fn make_links(own: &Path, links: &[(PathBuf, PathBuf)]) {
     for (name, target) in links {
-        let place = own.join(name);
-        if place.symlink_metadata().is_err() {
-            if let Some(parent) = place.parent() {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            let _ = std::os::unix::fs::symlink(target, &place);
-        }
+        let _ = link_beneath(own, name, target);
     }
+}
+
+/// `name` (relative) made in `own` as a link to `target`, without following links on the way.
+#[cfg(unix)]
+fn link_beneath(own: &Path, name: &Path, target: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &std::ffi::OsStr| {
+        CString::new(p.as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
+    };
+    let open_folder = |at: libc::c_int, part: &CString| -> std::io::Result<OwnedFd> {
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: openat(2) with a NUL-terminated name; the descriptor is ours alone.
+        let fd = unsafe { libc::openat(at, part.as_ptr(), flags) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: a new descriptor.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    };
+    let mut folder = open_folder(libc::AT_FDCWD, &c(own.as_os_str())?)?;
+    let parts: Vec<&std::ffi::OsStr> = name.iter().collect();
+    let Some((last, between)) = parts.split_last() else { return Ok(()) };
+    for part in between {
+        let part = c(part)?;
+        // SAFETY: mkdirat(2) in our folder with a NUL-terminated name (one already there,
+        // even a link, is judged by the open below).
+        unsafe { libc::mkdirat(folder.as_raw_fd(), part.as_ptr(), 0o755) };
+        folder = open_folder(folder.as_raw_fd(), &part)?;
+    }
+    let (target, last) = (c(target.as_os_str())?, c(last)?);
+    // SAFETY: symlinkat(2) with NUL-terminated strings in our folder; it never follows `last`.
+    if unsafe { libc::symlinkat(target.as_ptr(), folder.as_raw_fd(), last.as_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -321,7 +414,12 @@ mod tests {
         std::fs::write(home.join(".gitconfig"), "[user]\n").expect("gitconfig");
         std::fs::write(home.join(".config/git/config"), "[user]\n").expect("git config");
         std::fs::write(home.join(".config/git/credentials"), "https://u:p@h").expect("store");
-        std::fs::write(home.join(".nvm/.npmrc"), "_authToken=x").expect("nvm npmrc");
+        // `npm config set -g` in nvm's node: the token lies in its prefix's etc/npmrc.
+        std::fs::create_dir_all(home.join(".nvm/versions/node/v20/etc")).expect("etc");
+        std::fs::write(home.join(".nvm/versions/node/v20/etc/npmrc"), "_authToken=x").expect("rc");
+        std::fs::create_dir_all(home.join(".pyenv/versions/3.11")).expect("pyenv version");
+        std::fs::write(home.join(".pyenv/versions/3.11/pip.conf"), "index-url=https://u:p@h")
+            .expect("pip.conf");
         let node = home.join(".nvm/versions/node/v20");
         std::fs::write(node.join("lib/npm-cli.js"), "").expect("npm");
         std::os::unix::fs::symlink(node.join("lib/npm-cli.js"), node.join("bin/npm")).expect("ln");
@@ -365,13 +463,16 @@ mod tests {
                 ".node/v22/lib",
                 ".nvm/versions/node/v20/bin",
                 ".nvm/versions/node/v20/lib",
-                ".pyenv"
+                ".pyenv/shims"
             ]
         );
         let left: Vec<&Path> = reads.left_out.iter().map(|(p, _)| p.as_path()).collect();
         assert!(left.contains(&home.join(".ssh/bin").as_path()), "{left:?}");
         let share = home.join(".local/share");
         assert!(left.contains(&share.as_path()), "it holds the keyrings: {left:?}");
+        let pyenv = reads.left_out.iter().find(|(p, _)| *p == home.join(".pyenv"));
+        let why = &pyenv.expect("~/.pyenv is not shown whole").1;
+        assert!(why.contains("versions/3.11/pip.conf"), "{why}");
         let _ = std::fs::remove_dir_all(&home);
     }
 
@@ -394,6 +495,13 @@ mod tests {
             std::fs::read_link(own.join(".gitconfig")).expect("made"),
             PathBuf::from("dotfiles/gitconfig")
         );
+        // A folder on the way that the thread made a link to one of yours: nothing is made.
+        let yours = scratch("links-yours");
+        std::os::unix::fs::symlink(&yours, own.join(".config")).expect("planted");
+        let nested = [(PathBuf::from(".config/git/config"), PathBuf::from("/x/config"))];
+        make_links(&own, &nested);
+        assert!(std::fs::read_dir(&yours).expect("yours").next().is_none(), "nothing made there");
+        let _ = std::fs::remove_dir_all(&yours);
         let _ = std::fs::remove_dir_all(&home);
         let _ = std::fs::remove_dir_all(&own);
     }

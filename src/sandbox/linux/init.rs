@@ -55,17 +55,7 @@ pub fn block_signals() -> Result<(), String> {
 /// Fork into the new PID namespace (entered with `unshare` just before). Returns in the child,
 /// PID 1 there; the parent stands by outside until the child ends and exits as it did.
 pub fn enter() -> Result<(), String> {
-    // SAFETY: fork(2) in a single-threaded process.
-    let child = unsafe { libc::fork() };
-    if child < 0 {
-        return Err(format!("cannot fork: {}", std::io::Error::last_os_error()));
-    }
-    if child == 0 {
-        // SAFETY: prctl(2): the launcher's end (SIGKILL from paddock) ends the lock with it.
-        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
-        return Ok(());
-    }
-    stand_by(child, None)
+    fork_and_stand_by(None)
 }
 
 /// Without namespaces (`fallback`): fork before anything is restricted. Returns in the child,
@@ -74,6 +64,11 @@ pub fn enter() -> Result<(), String> {
 /// which the locked child may empty but not remove: Landlock grants the folder, not its
 /// parent) and exits as the child did.
 pub fn stand_aside(leftover: std::path::PathBuf) -> Result<(), String> {
+    fork_and_stand_by(Some(&leftover))
+}
+
+/// Fork; return in the child (ended with its parent); the parent stands by.
+fn fork_and_stand_by(leftover: Option<&std::path::Path>) -> Result<(), String> {
     // SAFETY: fork(2) in a single-threaded process.
     let child = unsafe { libc::fork() };
     if child < 0 {
@@ -84,7 +79,7 @@ pub fn stand_aside(leftover: std::path::PathBuf) -> Result<(), String> {
         unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
         return Ok(());
     }
-    stand_by(child, Some(&leftover))
+    stand_by(child, leftover)
 }
 
 /// Outside the namespace: pass signals to PID 1 and leave with its status. The terminal's own

@@ -117,18 +117,88 @@ impl Drop for FakeApi {
     }
 }
 
+/// What every agent test starts from: a runtime, its lock folder (canonical), the test CA, and
+/// the fake API serving.
+struct Stage {
+    runtime: Runtime,
+    work: PathBuf,
+    tls: PathBuf,
+    log: PathBuf,
+    fake: FakeApi,
+}
+
+impl Stage {
+    /// tests/data/`script` as the fake, given the path the agent should write when `writes`.
+    fn new(script: &str, writes: bool) -> Stage {
+        let runtime = Runtime::new();
+        let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
+        std::fs::create_dir_all(&work).expect("work");
+        let work = work.canonicalize().expect("work");
+        test_ca(&tls);
+        let log = runtime.dir.join("fake.log");
+        let written = work.join("hello.txt");
+        let more: &[&Path] = if writes { &[&written] } else { &[] };
+        let fake = FakeApi::start(script, &tls, &log, more);
+        Stage { runtime, work, tls, log, fake }
+    }
+
+    /// Where `file` lies in `thread`'s own home, its folder made (what a person's first run
+    /// inside the lock would have left there).
+    fn in_home(&self, thread: &str, file: &str) -> PathBuf {
+        let path = self.runtime.dir.join("data/paddock/homes").join(thread).join(file);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("the thread's home");
+        path
+    }
+
+    /// The locked thread `agent` running `command` (after the refused request) with `env`, its
+    /// network the fake only, reading `program`'s packages and the test CA, started; the
+    /// screen once the command ended, which must have said `answer` and ended well; the fake
+    /// must have had `request`.
+    fn one_shot(
+        &self,
+        program: &Path,
+        command: &str,
+        env: &[(&str, String)],
+        answer: &str,
+        request: &str,
+    ) {
+        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect();
+        let read =
+            [packages(program), self.tls.clone()].map(|p| format!("{:?}", p.display().to_string()));
+        let command = format!("{ELSEWHERE}; {command}; echo AGENT EXIT $?; exec sleep 600");
+        write_config(
+            &self.runtime,
+            &format!(
+                r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1"}},
+                    threads: [(name: "agent", command: ["sh", "-c", {command:?}], env: {{{env}}},
+                        lock: (write: [{work:?}], read: [{read}],
+                               network: Allow(["api.fake.test:{port}"])))])"#,
+                env = env.join(", "),
+                read = read.join(", "),
+                work = self.work.display().to_string(),
+                port = self.fake.port,
+            ),
+        );
+        let instance = self.runtime.start(&[]);
+        let screen = instance.wait_for_text("1", "AGENT EXIT");
+        assert!(screen.contains(answer) && screen.contains("AGENT EXIT 0"), "{screen}");
+        let requests = std::fs::read_to_string(&self.log).expect("the fake's log");
+        assert!(requests.contains(request), "{requests}");
+        egress_checked(&self.runtime, self.fake.port, 1);
+    }
+}
+
 /// What Claude Code keeps in ~/.claude.json once a person has been through its first run: the
 /// onboarding done, this API key approved, the lock folder trusted. In the thread's own home,
 /// as a person's first run inside the lock would leave it.
-fn first_run_done(home: &Path, key: &str, work: &Path) {
-    std::fs::create_dir_all(home).expect("the thread's home");
+fn first_run_done(file: &Path, key: &str, work: &Path) {
     let state = serde_json::json!({
         "hasCompletedOnboarding": true,
         "theme": "dark",
         "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
         "projects": {work.display().to_string(): {"hasTrustDialogAccepted": true, "allowedTools": []}},
     });
-    std::fs::write(home.join(".claude.json"), state.to_string()).expect(".claude.json");
+    std::fs::write(file, state.to_string()).expect(".claude.json");
 }
 
 /// A request to a host off the list, which the proxy refuses (before the agent starts).
@@ -154,20 +224,15 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
     let test = "headless::agent::claude_code_completes_a_turn";
     let program = "@anthropic-ai/claude-code/bin/claude.exe";
     let Some(claude) = agent(test, "PADDOCK_TEST_CLAUDE", program) else { return };
-    let runtime = Runtime::new();
-    let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
-    std::fs::create_dir_all(&work).expect("work");
-    let work = work.canonicalize().expect("work");
-    test_ca(&tls);
-    let log = runtime.dir.join("fake.log");
-    let fake = FakeApi::start("fake_anthropic.py", &tls, &log, &[&work.join("hello.txt")]);
+    let stage = Stage::new("fake_anthropic.py", true);
+    let Stage { runtime, work, tls, log, fake } = &stage;
     let key = "fake-key-for-the-local-fake-api";
-    first_run_done(&runtime.dir.join("data/paddock/homes/claude"), key, &work);
+    first_run_done(&stage.in_home("claude", ".claude.json"), key, work);
     // Before the agent: a request to a host off the list, which the proxy refuses.
     let elsewhere = ELSEWHERE;
     let command = format!("{elsewhere}; exec {} 'Create hello.txt here'", claude.display());
     write_config(
-        &runtime,
+        runtime,
         &format!(
             r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1"}},
                 threads: [(name: "claude", command: ["sh", "-c", {command:?}],
@@ -196,7 +261,7 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
     let written = std::fs::read_to_string(work.join("hello.txt")).expect("the agent's file");
     assert_eq!(written, "written by the agent, through the proxy\n", "{done}");
     // The fake saw the whole turn: the tool use asked for, and the answer after its result.
-    let requests = std::fs::read_to_string(&log).expect("the fake's log");
+    let requests = std::fs::read_to_string(log).expect("the fake's log");
     assert!(requests.contains("\"kind\": \"tool_use\""), "{requests}");
     assert!(requests.contains("\"kind\": \"final\""), "{requests}");
     // Every connection is in the egress log: the fake's allowed, through CONNECT to the name
@@ -219,62 +284,30 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
     assert!(runtime.dir.join("data/paddock/homes/claude/.claude").is_dir());
 }
 
-/// A locked thread running `command` (after the refused request) with `env`, its network the
-/// fake at `port` only, reading the agents' packages and the test CA; returns the runtime's
-/// config text.
-fn one_shot_config(command: &str, env: &[(&str, String)], port: u16, read: &[&Path]) -> String {
-    let env: Vec<String> = env.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect();
-    let read: Vec<String> = read.iter().map(|p| format!("{:?}", p.display().to_string())).collect();
-    let command = format!("{ELSEWHERE}; {command}; echo AGENT EXIT $?; exec sleep 600");
-    format!(
-        r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1"}},
-            threads: [(name: "agent", command: ["sh", "-c", {command:?}], env: {{{env}}},
-                lock: (write: [{work:?}], read: [{read}], network: Allow(["api.fake.test:{port}"])))])"#,
-        env = env.join(", "),
-        read = read.join(", "),
-        work = "WORK",
-    )
-}
-
 #[test]
 fn codex_completes_a_turn_in_a_lock_through_the_allow_list() {
     let test = "headless::agent::codex_completes_a_turn";
     let Some(codex) = agent(test, "PADDOCK_TEST_CODEX", "@openai/codex/bin/codex.js") else {
         return;
     };
-    let runtime = Runtime::new();
-    let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
-    std::fs::create_dir_all(&work).expect("work");
-    let work = work.canonicalize().expect("work");
-    test_ca(&tls);
-    let log = runtime.dir.join("fake.log");
-    let fake = FakeApi::start("fake_openai.py", &tls, &log, &[]);
+    let stage = Stage::new("fake_openai.py", false);
     // Codex's settings, in the thread's own home: a provider that is the fake.
-    let codex_home = runtime.dir.join("data/paddock/homes/agent/.codex");
-    std::fs::create_dir_all(&codex_home).expect("codex home");
     let settings = format!(
         "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
          base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
-        fake.port
+        stage.fake.port
     );
-    std::fs::write(codex_home.join("config.toml"), settings).expect("config.toml");
-    let ca = tls.join("ca.pem").display().to_string();
+    std::fs::write(stage.in_home("agent", ".codex/config.toml"), settings).expect("config.toml");
+    let ca = stage.tls.join("ca.pem").display().to_string();
     let command = format!("{} exec --skip-git-repo-check 'say hello'", codex.display());
     let env = [("FAKE_API_KEY", "fake".to_owned()), ("SSL_CERT_FILE", ca)];
-    let config = one_shot_config(&command, &env, fake.port, &[&packages(&codex), &tls]);
-    write_config(
-        &runtime,
-        &config.replace("\"WORK\"", &format!("{:?}", work.display().to_string())),
+    stage.one_shot(
+        &codex,
+        &command,
+        &env,
+        "Hello from the fake OpenAI",
+        "\"path\": \"/v1/responses\"",
     );
-    let instance = runtime.start(&[]);
-    let screen = instance.wait_for_text("1", "AGENT EXIT");
-    assert!(
-        screen.contains("Hello from the fake OpenAI") && screen.contains("AGENT EXIT 0"),
-        "{screen}"
-    );
-    let requests = std::fs::read_to_string(&log).expect("the fake's log");
-    assert!(requests.contains("\"path\": \"/v1/responses\""), "{requests}");
-    egress_checked(&runtime, fake.port, 1);
 }
 
 #[test]
@@ -284,36 +317,21 @@ fn gemini_cli_completes_a_turn_in_a_lock_through_the_allow_list() {
     else {
         return;
     };
-    let runtime = Runtime::new();
-    let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
-    std::fs::create_dir_all(&work).expect("work");
-    let work = work.canonicalize().expect("work");
-    test_ca(&tls);
-    let log = runtime.dir.join("fake.log");
-    let fake = FakeApi::start("fake_gemini.py", &tls, &log, &[]);
+    let stage = Stage::new("fake_gemini.py", false);
     // Gemini CLI's settings, in the thread's own home: an API key, not a Google login.
-    let gemini_home = runtime.dir.join("data/paddock/homes/agent/.gemini");
-    std::fs::create_dir_all(&gemini_home).expect("gemini home");
     let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
-    std::fs::write(gemini_home.join("settings.json"), settings).expect("settings.json");
+    std::fs::write(stage.in_home("agent", ".gemini/settings.json"), settings).expect("settings");
     let env = [
         ("GEMINI_API_KEY", "fake".to_owned()),
-        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", fake.port)),
-        ("NODE_EXTRA_CA_CERTS", tls.join("ca.pem").display().to_string()),
+        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
+        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
     ];
     let command = format!("{} --skip-trust -p 'say hello'", gemini.display());
-    let config = one_shot_config(&command, &env, fake.port, &[&packages(&gemini), &tls]);
-    write_config(
-        &runtime,
-        &config.replace("\"WORK\"", &format!("{:?}", work.display().to_string())),
+    stage.one_shot(
+        &gemini,
+        &command,
+        &env,
+        "Hello from the fake Gemini",
+        ":streamGenerateContent?alt=sse",
     );
-    let instance = runtime.start(&[]);
-    let screen = instance.wait_for_text("1", "AGENT EXIT");
-    assert!(
-        screen.contains("Hello from the fake Gemini") && screen.contains("AGENT EXIT 0"),
-        "{screen}"
-    );
-    let requests = std::fs::read_to_string(&log).expect("the fake's log");
-    assert!(requests.contains(":streamGenerateContent?alt=sse"), "{requests}");
-    egress_checked(&runtime, fake.port, 1);
 }
