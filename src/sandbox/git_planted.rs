@@ -150,7 +150,6 @@ impl GitSnapshot {
         if !dir.is_dir() || !self.git_folders.insert(dir.to_owned()) {
             return;
         }
-        self.record_links(dir);
         for name in ["config", "config.worktree"] {
             self.record(&dir.join(name), Kind::Config);
         }
@@ -161,23 +160,22 @@ impl GitSnapshot {
         for todo in ["rebase-merge/git-rebase-todo", "sequencer/todo"] {
             self.record(&dir.join(todo), Kind::Todo);
         }
+        // After the files watched for what they are (a hook that is a link is named as a hook).
+        self.record_elsewhere(dir);
+        self.record_links(dir);
         if let Some(common) = pointed(&dir.join("commondir"), "") {
             self.record_git_folder(&common);
         }
     }
 
-    /// Every link at the top of git folder `dir` and in its `logs/` and `refs/` (bounded), not
-    /// followed.
+    /// Every link in git folder `dir` that leads out of it (bounded), not followed: all of it
+    /// but `objects/`, of which its top, `info/` and `pack/` (git writes a rebase's `done`,
+    /// `msgnum`, rerere's preimages, loose objects… through such a link); submodules' git
+    /// folders (`modules/`) are git folders of their own.
     fn record_links(&mut self, dir: &Path) {
-        let mut queue: Vec<PathBuf> = vec![dir.join("logs"), dir.join("refs")];
+        let objects = dir.join("objects");
+        let mut queue: Vec<PathBuf> = vec![dir.to_owned()];
         let mut looked = 0;
-        let top = std::fs::read_dir(dir).into_iter().flatten().flatten();
-        for entry in top {
-            if entry.file_type().is_ok_and(|t| t.is_symlink()) && lands_outside(dir, &entry.path())
-            {
-                self.record(&entry.path(), Kind::DataLink);
-            }
-        }
         while let Some(folder) = queue.pop() {
             for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
                 looked += 1;
@@ -185,13 +183,36 @@ impl GitSnapshot {
                     self.partly_seen.push(dir.to_owned());
                     return;
                 }
+                let path = entry.path();
                 match entry.file_type() {
-                    Ok(t) if t.is_symlink() && lands_outside(dir, &entry.path()) => {
-                        self.record(&entry.path(), Kind::DataLink)
+                    Ok(t) if t.is_symlink() && lands_outside(dir, &path) => {
+                        self.record(&path, Kind::DataLink)
                     }
-                    Ok(t) if t.is_dir() => queue.push(entry.path()),
+                    Ok(t) if t.is_dir() => {
+                        let into = if folder == objects {
+                            path.ends_with("info") || path.ends_with("pack")
+                        } else {
+                            !(folder == *dir && path.ends_with("modules"))
+                        };
+                        if into {
+                            queue.push(path);
+                        }
+                    }
                     _ => {}
                 }
+            }
+        }
+    }
+
+    /// Files that send git elsewhere besides `commondir`: objects borrowed from other
+    /// folders, and remotes defined the old way (`remotes/NAME`, `branches/NAME`).
+    fn record_elsewhere(&mut self, dir: &Path) {
+        for name in ["objects/info/alternates", "objects/info/http-alternates"] {
+            self.record(&dir.join(name), Kind::Pointer);
+        }
+        for folder in ["remotes", "branches"] {
+            for entry in std::fs::read_dir(dir.join(folder)).into_iter().flatten().flatten() {
+                self.record(&entry.path(), Kind::Pointer);
             }
         }
     }

@@ -135,7 +135,13 @@ fn links_git_writes_through_and_a_worktrees_git_folders_are_watched() {
     let later = dir.join("home/.config/autostart/evil.desktop");
     std::os::unix::fs::symlink(&later, common.join("logs/refs/heads/main")).expect("dangling");
     std::os::unix::fs::symlink("refs/heads/wt", own.join("ORIG_HEAD")).expect("inside");
+    // A paused rebase's `done` linked out (git appends the to-do lines there on --continue),
+    // a loose-object folder linked out, and a remote defined the old way.
     std::fs::create_dir_all(own.join("rebase-merge")).expect("rebase");
+    std::os::unix::fs::symlink(&outside, own.join("rebase-merge/done")).expect("done link");
+    std::os::unix::fs::symlink(dir.join("home"), common.join("objects/cd")).expect("objects");
+    std::fs::create_dir_all(common.join("remotes")).expect("remotes");
+    std::fs::write(common.join("remotes/upstream"), "URL: https://evil.example/x\n").expect("r");
     let todo = "pick 1 one\nexec\t./evil\n\tx\t./also\nexecute nothing\n";
     std::fs::write(own.join("rebase-merge/git-rebase-todo"), todo).expect("todo");
     let found = planted(&before, &snapshot_again(&watched, &before));
@@ -146,6 +152,9 @@ fn links_git_writes_through_and_a_worktrees_git_folders_are_watched() {
         [
             format!("{common}/logs/HEAD is a link to {}{through}", outside.display()),
             format!("{common}/logs/refs/heads/main is a link to {}{through}", later.display()),
+            format!("{common}/objects/cd is a link to {}: git writes through it", dir.join("home").display()),
+            format!("{common}/remotes/upstream sends git to URL: https://evil.example/x"),
+            format!("{}/rebase-merge/done is a link to {}: git writes through it", own.display(), outside.display()),
             format!("{}/rebase-merge/git-rebase-todo holds a paused rebase that runs ./evil on `git rebase --continue`", own.display()),
             format!("{}/rebase-merge/git-rebase-todo holds a paused rebase that runs ./also on `git rebase --continue`", own.display()),
         ]

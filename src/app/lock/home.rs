@@ -11,13 +11,24 @@ use std::path::{Path, PathBuf};
 /// `credentials` file lives there too) and rustup's toolchains (which ~/.cargo/bin's proxies
 /// run). None holds a credential; ~/.npmrc, ~/.netrc, ~/.pypirc, ~/.git-credentials and
 /// ~/.cargo/credentials.toml never appear here: secrets belong in the vault.
-pub const DEFAULT_READ: &[&str] = &[
-    ".gitconfig",
-    ".config/git/config",
-    ".config/git/ignore",
-    ".config/git/attributes",
-    ".rustup",
-];
+pub const DEFAULT_READ: &[&str] =
+    &[".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes"];
+
+/// Toolchain folders every lock may read the programs of, where they exist: rustup's (which
+/// ~/.cargo/bin's proxies run), shown as version managers' are (`tool_parts`).
+pub const DEFAULT_TOOLCHAINS: &[&str] = &[".rustup"];
+
+/// What a toolchain's programs need of it, shown where found (`tool_parts`): its programs and
+/// libraries. Never the rest: a toolchain's own settings (`etc/npmrc`, `pip.conf`, a
+/// `.yarnrc.yml`, a plugin's git config) may hold a token.
+pub const TOOL_PARTS: &[&str] = &["bin", "sbin", "lib", "lib64", "libexec", "include", "shims"];
+
+/// Files a toolchain's programs read to find the rest, shown where found beside its parts:
+/// a version manager's chosen version, rustup's settings, a Python environment's anchor.
+pub const TOOL_FILES: &[&str] = &["version", "settings.toml", "pyvenv.cfg"];
+
+/// How deep below a toolchain folder its parts are looked for (~/.nvm/versions/node/v22/bin).
+const TOOL_DEPTH: usize = 4;
 
 /// Names of files that hold credentials: a folder the default list would show is left out
 /// when one lies in it (nvm's ~/.nvm/.npmrc, npm's `<prefix>/etc/npmrc` from `npm config set
@@ -152,11 +163,11 @@ pub struct HomeReads {
     pub left_out: Vec<(PathBuf, String)>,
 }
 
-/// The default read list for a lock: `DEFAULT_READ` where it exists, and the folders of
-/// `path_var` (the pane's PATH) that lie inside `home`: a version manager's whole folder
-/// (`TOOLCHAIN_HOMES`), or the PATH folder with the toolchain its links lead into
-/// (`bin/tool` -> `../lib/tool/…`); never a folder in `NEVER_BY_DEFAULT` or holding one, never
-/// the home itself.
+/// The default read list for a lock: `DEFAULT_READ` where it exists, the programs of
+/// `DEFAULT_TOOLCHAINS`, and the folders of `path_var` (the pane's PATH) that lie inside
+/// `home`: a version manager's programs (`TOOLCHAIN_HOMES`, `tool_parts`), or the PATH folder
+/// with the programs its links lead into (`bin/tool` -> `../lib/tool/…`); never a folder in
+/// `NEVER_BY_DEFAULT` or holding one or a credential-named file, never the home itself.
 pub fn home_reads(home: &Path, path_var: Option<&OsStr>) -> HomeReads {
     let mut reads = HomeReads::default();
     for name in DEFAULT_READ {
@@ -182,6 +193,11 @@ pub fn home_reads(home: &Path, path_var: Option<&OsStr>) -> HomeReads {
         }
         reads.read.push(real);
     }
+    for name in DEFAULT_TOOLCHAINS {
+        if let Ok(real) = home.join(name).canonicalize() {
+            show_parts(home, &real, &mut reads);
+        }
+    }
     for folder in path_var.map(std::env::split_paths).into_iter().flatten() {
         if !folder.is_absolute() {
             continue;
@@ -190,18 +206,12 @@ pub fn home_reads(home: &Path, path_var: Option<&OsStr>) -> HomeReads {
         if !real.starts_with(home) || !real.is_dir() {
             continue;
         }
-        // A version manager's whole folder, unless it holds a credential file (then the PATH
-        // folder and its toolchain, as for any other).
+        // A version manager's programs, wherever its versions keep them.
         let manager = TOOLCHAIN_HOMES.iter().map(|n| home.join(n)).find(|t| real.starts_with(t));
-        let manager = manager.filter(|t| match allowed(home, t) {
-            Ok(()) => true,
-            Err(why) => {
-                reads.left_out.push((t.clone(), why));
-                false
-            }
-        });
         match allowed(home, &real) {
-            Ok(()) if manager.is_some() => reads.read.extend(manager),
+            Ok(()) if manager.is_some() => {
+                show_parts(home, manager.as_deref().unwrap_or(&real), &mut reads);
+            }
             Ok(()) => {
                 toolchain_roots(home, &real, &mut reads);
                 reads.read.push(real);
@@ -217,6 +227,45 @@ pub fn home_reads(home: &Path, path_var: Option<&OsStr>) -> HomeReads {
     reads.left_out.sort();
     reads.left_out.dedup();
     reads
+}
+
+/// The parts of toolchain folder `root` its programs need (`TOOL_PARTS` folders and
+/// `TOOL_FILES`, `TOOL_DEPTH` deep, not inside a part, not into hidden folders), each `allowed`
+/// or left out with why.
+fn show_parts(home: &Path, root: &Path, reads: &mut HomeReads) {
+    for part in tool_parts(root, TOOL_DEPTH) {
+        match allowed(home, &part) {
+            Ok(()) => reads.read.push(part),
+            Err(why) => reads.left_out.push((part, why)),
+        }
+    }
+}
+
+/// `TOOL_PARTS` folders and `TOOL_FILES` in `root`, `depth` folders deep (breadth first,
+/// bounded, never following a link into a folder).
+fn tool_parts(root: &Path, depth: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut queue = std::collections::VecDeque::from([(root.to_owned(), 0)]);
+    let mut looked = 0;
+    while let Some((dir, level)) = queue.pop_front() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            looked += 1;
+            if looked > CREDENTIALS_ENTRIES {
+                return found;
+            }
+            let name = entry.file_name();
+            let Ok(kind) = entry.file_type() else { continue };
+            let plain = !name.to_string_lossy().starts_with('.');
+            let part = kind.is_dir() && TOOL_PARTS.iter().any(|p| name == *p);
+            let file = kind.is_file() && TOOL_FILES.iter().any(|f| name == *f);
+            if part || file {
+                found.push(entry.path());
+            } else if kind.is_dir() && plain && level + 1 < depth {
+                queue.push_back((entry.path(), level + 1));
+            }
+        }
+    }
+    found
 }
 
 /// Whether `path` (canonical) may be shown by default: strictly inside `home`, not in a place
@@ -296,25 +345,37 @@ fn toolchain_roots(home: &Path, folder: &Path, reads: &mut HomeReads) {
             .take_while(|(a, b)| a == b)
             .map(|(a, _)| a)
             .collect();
-        let Some(next) = target.strip_prefix(&common).ok().and_then(|r| r.components().next())
-        else {
-            continue;
-        };
-        let root = common.join(next);
-        let depth = root.strip_prefix(home).map_or(0, |r| r.components().count());
-        let verdict = if depth < 2 {
-            Err(format!(
-                "{} leads to {}, which lies in a folder too broad to show by default (list the \
-                 toolchain's folder under `read`)",
-                link.display(),
-                target.display()
-            ))
-        } else {
-            allowed(home, &root)
-        };
-        match verdict {
-            Ok(()) => reads.read.push(root),
-            Err(why) => reads.left_out.push((root, why)),
+        // The toolchain the target belongs to: from where the two part, down the target's
+        // way, the first folder whose next step is one of its parts (`bin`, `lib`…).
+        let rest: Vec<_> =
+            target.strip_prefix(&common).map(|r| r.components().collect()).unwrap_or_default();
+        let mut prefix = common.clone();
+        let mut found = None;
+        for part in &rest {
+            if TOOL_PARTS.iter().any(|p| part.as_os_str() == *p) {
+                found = Some(prefix.clone());
+                break;
+            }
+            prefix.push(part);
+        }
+        let depth = |p: &Path| p.strip_prefix(home).map_or(0, |r| r.components().count());
+        match found.filter(|prefix| depth(prefix) >= 2) {
+            Some(prefix) => {
+                for part in tool_parts(&prefix, 1) {
+                    match allowed(home, &part) {
+                        Ok(()) => reads.read.push(part),
+                        Err(why) => reads.left_out.push((part, why)),
+                    }
+                }
+            }
+            None => reads.left_out.push((
+                link.clone(),
+                format!(
+                    "it leads to {}, which is in no toolchain folder paddock knows the shape of \
+                     (list the toolchain's folder under `read`)",
+                    target.display()
+                ),
+            )),
         }
     }
 }
@@ -408,9 +469,14 @@ mod tests {
             ".config/git",
             ".nvm/versions/node/v20/bin",
             ".nvm/versions/node/v20/lib",
+            ".rustup/toolchains/stable/bin",
+            ".rustup/toolchains/stable/lib",
+            ".rustup/downloads",
         ] {
             std::fs::create_dir_all(home.join(folder)).expect("folder");
         }
+        std::fs::write(home.join(".rustup/settings.toml"), "default_toolchain = \"stable\"\n")
+            .expect("rustup settings");
         std::fs::write(home.join(".gitconfig"), "[user]\n").expect("gitconfig");
         std::fs::write(home.join(".config/git/config"), "[user]\n").expect("git config");
         std::fs::write(home.join(".config/git/credentials"), "https://u:p@h").expect("store");
@@ -459,20 +525,25 @@ mod tests {
                 ".config/git/config",
                 ".gitconfig",
                 ".local/bin",
+                ".local/share/pipx/venvs/t/bin",
                 ".node/v22/bin",
                 ".node/v22/lib",
                 ".nvm/versions/node/v20/bin",
                 ".nvm/versions/node/v20/lib",
-                ".pyenv/shims"
+                ".pyenv/shims",
+                ".rustup/settings.toml",
+                ".rustup/toolchains/stable/bin",
+                ".rustup/toolchains/stable/lib"
             ]
         );
         let left: Vec<&Path> = reads.left_out.iter().map(|(p, _)| p.as_path()).collect();
         assert!(left.contains(&home.join(".ssh/bin").as_path()), "{left:?}");
-        let share = home.join(".local/share");
-        assert!(left.contains(&share.as_path()), "it holds the keyrings: {left:?}");
-        let pyenv = reads.left_out.iter().find(|(p, _)| *p == home.join(".pyenv"));
-        let why = &pyenv.expect("~/.pyenv is not shown whole").1;
-        assert!(why.contains("versions/3.11/pip.conf"), "{why}");
+        // A link into pipx's folder shows that program's venv, not ~/.local/share (the
+        // keyrings); a version's own settings (pip.conf, etc/npmrc) are never shown.
+        let leaked = [".pyenv/versions/3.11/pip.conf", ".nvm/versions/node/v20/etc/npmrc"];
+        for file in leaked.map(|l| home.join(l)) {
+            assert!(reads.read.iter().all(|p| !file.starts_with(p)), "{file:?} in {reads:?}");
+        }
         let _ = std::fs::remove_dir_all(&home);
     }
 
