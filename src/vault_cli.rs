@@ -33,10 +33,18 @@ pub fn run(args: VaultArgs) -> Result<()> {
     }
 }
 
+/// The largest value `vault set` stores: keys and tokens are far smaller, and a pane masks
+/// every value in everything it prints.
+const MAX_VALUE: usize = 64 * 1024;
+/// Below this, `vault set` warns: masking a short value wherever it appears reveals it.
+const SHORT_VALUE: usize = 8;
+
 fn set(vault: &Vault, name: &str) -> Result<()> {
     if !valid_name(name) {
         return Err(VaultError::BadName(name.to_owned()).into());
     }
+    // The value passes through this process's memory.
+    paddock::app::server::keep_memory_private();
     let value = if std::io::stdin().is_terminal() {
         let prompt = format!("value of \"{name}\" (not shown): ");
         Zeroizing::new(rpassword::prompt_password(prompt).context("cannot read the value")?)
@@ -57,6 +65,23 @@ fn set(vault: &Vault, name: &str) -> Result<()> {
     };
     if value.is_empty() {
         bail!("the value is empty; nothing was stored");
+    }
+    if value.contains('\0') {
+        bail!("the value holds a NUL byte, which no environment variable can carry; nothing was stored");
+    }
+    if value.len() > MAX_VALUE {
+        bail!(
+            "the value is {} bytes, more than the {MAX_VALUE} a secret may be (a key, a token); \
+             nothing was stored",
+            value.len()
+        );
+    }
+    if value.len() < SHORT_VALUE {
+        eprintln!(
+            "warning: the value is {} bytes: it is masked wherever those bytes appear in a pane, \
+             which can reveal it (and a short value is easy to guess)",
+            value.len()
+        );
     }
     vault.set(name, value.as_bytes())?;
     println!("stored \"{name}\" in {} (service \"{}\")", vault.describe(), vault.service());

@@ -90,8 +90,40 @@ pub fn append_json_line(path: &Path, record: &impl Serialize) -> std::io::Result
     let mut options = std::fs::OpenOptions::new();
     options.append(true).create(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path).and_then(|mut file| file.write_all(&line))
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A link put in its place (to /dev/null, to a file of the agent's) is not followed.
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = options.open(path)?;
+    owned_private_file(&file, path)?;
+    file.write_all(&line)
+}
+
+/// Refuse anything but a regular file of this user's, and make it private (0600) whatever mode
+/// it was made with: a log others may read, or a device, pipe or another user's file in its
+/// place, is not a log to trust.
+#[cfg(unix)]
+fn owned_private_file(file: &std::fs::File, path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = file.metadata()?;
+    // SAFETY: geteuid(2) cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != me {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file of yours: refusing to write a log there",
+            path.display()
+        )));
+    }
+    if meta.mode() & 0o777 != 0o600 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn owned_private_file(_file: &std::fs::File, _path: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Now, in UTC, as RFC 3339 (`2026-11-30T02:14:05Z`).
@@ -171,6 +203,30 @@ mod tests {
             let mode = std::fs::metadata(log.path()).expect("meta").permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A log that is a link (to /dev/null, to a file of someone's making) is not written
+    /// through; one made readable by others is made private again.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_log_is_refused_and_an_open_one_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("paddock-audit-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("folder");
+        let (log, elsewhere) = (dir.join("audit.log"), dir.join("elsewhere"));
+        std::fs::write(&elsewhere, "").expect("elsewhere");
+        std::os::unix::fs::symlink(&elsewhere, &log).expect("link");
+        let record = serde_json::json!({"event": "released"});
+        assert!(append_json_line(&log, &record).is_err(), "a link is refused");
+        assert_eq!(std::fs::read_to_string(&elsewhere).expect("elsewhere"), "");
+        std::fs::remove_file(&log).expect("unlink");
+        std::fs::write(&log, "").expect("log");
+        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        append_json_line(&log, &record).expect("appended");
+        let mode = std::fs::metadata(&log).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -140,6 +140,28 @@ fn cli_round_trip(keychain: &str) {
     let empty = vault(&runtime, &["set", "blank"], "\n");
     assert!(!empty.status.success());
     assert!(text(&empty.stderr).contains("the value is empty"), "{}", text(&empty.stderr));
+    // Values no environment could carry, or too large to be a key, are refused; a short one
+    // is stored with a warning (masking it reveals it).
+    let nul = vault(&runtime, &["set", "nul"], "ab\0cd\n");
+    assert!(
+        !nul.status.success() && text(&nul.stderr).contains("NUL byte"),
+        "{}",
+        text(&nul.stderr)
+    );
+    let huge = "x".repeat(64 * 1024 + 1);
+    let large = vault(&runtime, &["set", "large"], &huge);
+    assert!(!large.status.success(), "{}", text(&large.stderr));
+    assert!(text(&large.stderr).contains("65537 bytes"), "{}", text(&large.stderr));
+    assert_eq!(native_lookup(keychain, "nul"), None);
+    assert_eq!(native_lookup(keychain, "large"), None);
+    let short = vault(&runtime, &["set", "short"], "abc\n");
+    assert!(short.status.success(), "{}", text(&short.stderr));
+    assert!(
+        text(&short.stderr).contains("warning: the value is 3 bytes"),
+        "{}",
+        text(&short.stderr)
+    );
+    ok(&vault(&runtime, &["rm", "short"], ""));
 
     ok(&vault(&runtime, &["rm", "api-key"], ""));
     assert_eq!(native_lookup(keychain, "api-key"), None);

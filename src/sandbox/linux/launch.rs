@@ -147,6 +147,7 @@ fn lock(policy: &Policy) -> Result<Locked, String> {
     let (home, cwd, tty, exe) = (home.as_deref(), cwd.as_deref(), tty.as_deref(), exe.as_deref());
     let tmpdir = mounts::build(&resolved, home, cwd, tty, exe)?;
     caps::drop_all_but_the_gates()?;
+    leave_the_session_keyring()?;
     let places = landlock_rules::Places { tty, exe, home, own_view: true };
     landlock_rules::apply(&resolved, &tmpdir, places)?;
     filter::apply(resolved.network, true)?;
@@ -185,6 +186,7 @@ fn lock_without_namespaces(policy: &Policy) -> Result<Locked, String> {
     init::stand_aside(tmpdir.clone())?;
     let exe = std::env::current_exe().ok().filter(|exe| exe.is_file());
     caps::drop_without_namespaces()?;
+    leave_the_session_keyring()?;
     let places = landlock_rules::Places {
         tty: tty.as_deref(),
         exe: exe.as_deref(),
@@ -199,6 +201,28 @@ fn lock_without_namespaces(policy: &Policy) -> Result<Locked, String> {
         bridge: None,
         role: init::Supervisor::Subreaper { tmp: tmpdir },
     })
+}
+
+/// A new, empty session keyring: the user's session keys (the vault's, with keyutils) are not
+/// the lock's to possess. (The filter then refuses every key call.)
+fn leave_the_session_keyring() -> Result<(), String> {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    // SAFETY: keyctl(2) joining a new anonymous session keyring (a null name).
+    let joined = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_JOIN_SESSION_KEYRING,
+            std::ptr::null::<libc::c_char>(),
+        )
+    };
+    if joined < 0 {
+        let error = errno();
+        // A kernel without keys has nothing to leave.
+        if error.raw_os_error() != Some(libc::ENOSYS) {
+            return Err(format!("cannot leave the session keyring: {error}"));
+        }
+    }
+    Ok(())
 }
 
 fn close_inherited_fds() -> Result<(), String> {

@@ -249,7 +249,18 @@ fn assemble(stage: &Path, sources: &Sources, own_home: Option<&Path>) -> Result<
     std::fs::create_dir_all(&proc).map_err(|e| format!("cannot make /proc: {e}"))?;
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     mount(Some(Path::new("proc")), &proc, Some("proc"), flags, None)
-        .map_err(|e| format!("{e} (a /proc of the lock's own; {PROC_HINT})"))
+        .map_err(|e| format!("{e} (a /proc of the lock's own; {PROC_HINT})"))?;
+    // The kernel's key lists name every key the user can view (the vault's among them, by
+    // name and size): empty here.
+    let null = inside(stage, Path::new("/dev/null"));
+    for listed in ["keys", "key-users"] {
+        let file = proc.join(listed);
+        if file.exists() {
+            mount(Some(&null), &file, None, libc::MS_BIND, None)
+                .map_err(|e| format!("{e} (hiding /proc/{listed})"))?;
+        }
+    }
+    Ok(())
 }
 
 /// The `hidden` folders, where a lock folder shows them (a lock on /tmp, on

@@ -331,3 +331,21 @@ fn bad_arguments_get_clear_messages() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing.stderr).contains("/no/such/program"), "{}", text(&missing.stderr));
 }
+
+/// The instance holds released secrets: another process of the same user cannot read its
+/// memory, and a crash writes no core file.
+#[test]
+fn the_instance_keeps_its_memory_to_itself() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(&["-e", "sleep", "1000"]);
+    let pid = instance.child.id();
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("limits");
+    let core = limits.lines().find(|l| l.starts_with("Max core file size")).expect("core line");
+    assert_eq!(core.split_whitespace().skip(4).take(2).collect::<Vec<_>>(), ["0", "0"], "{core}");
+    // Root may read any process's memory; a user may read a dumpable one of their own.
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        let mem = std::fs::File::open(format!("/proc/{pid}/mem"));
+        assert!(mem.is_err(), "the same user opened the instance's memory");
+    }
+}

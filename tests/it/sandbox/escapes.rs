@@ -63,6 +63,9 @@ fn files_outside_the_lock_cannot_be_read_or_changed_and_inside_they_can() {
         (vec!["mknod".into(), fx.path("lock/null")], "err EPERM"),
         (vec!["write".into(), "/dev/null".into()], "ok"),
         (vec!["read".into(), "/dev/sda".into()], "err ENOENT"),
+        // The kernel's key lists (the vault's keys by name and size) are covered.
+        (vec!["read".into(), "/proc/keys".into()], "err EACCES"),
+        (vec!["read".into(), "/proc/key-users".into()], "err EACCES"),
     ];
     check(&fx, &[], &cases);
     // Attempts whose answer depends on where the stand-in lies (read-only root, or the pane's
