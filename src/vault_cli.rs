@@ -44,7 +44,7 @@ fn set(vault: &Vault, name: &str) -> Result<()> {
         return Err(VaultError::BadName(name.to_owned()).into());
     }
     // The value passes through this process's memory.
-    paddock::app::server::keep_memory_private();
+    paddock::vault::keep_memory_private();
     let value = if std::io::stdin().is_terminal() {
         let prompt = format!("value of \"{name}\" (not shown): ");
         Zeroizing::new(rpassword::prompt_password(prompt).context("cannot read the value")?)

@@ -57,24 +57,6 @@ pub struct Server {
     config_watch: Option<(ConfigWatcher, crossbeam_channel::Receiver<()>)>,
 }
 
-/// The server holds released secrets in its memory: no other process of the user may read it
-/// (/proc/PID/mem, a debugger) and a crash writes no core file. Panes' programs are their own
-/// again after exec, which resets this.
-/// (macOS: no core file; its debugger needs the user's approval or root.)
-pub fn keep_memory_private() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl(2) with valid arguments.
-    unsafe {
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    }
-    #[cfg(unix)]
-    // SAFETY: setrlimit(2) with a valid limit.
-    unsafe {
-        let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        libc::setrlimit(libc::RLIMIT_CORE, &none);
-    }
-}
-
 impl Server {
     /// Listen on the control socket. Signal handling must already be set up (see `signals`).
     /// `wake` is called when a pane parsed output.
@@ -82,7 +64,7 @@ impl Server {
         options: &ServerOptions,
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> anyhow::Result<Server> {
-        keep_memory_private();
+        crate::vault::keep_memory_private();
         let socket = match options.socket.clone() {
             Some(path) => path,
             None => {

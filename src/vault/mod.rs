@@ -54,6 +54,24 @@ pub fn state_folder() -> Option<PathBuf> {
     dirs::state_dir().or_else(dirs::data_local_dir).map(|d| d.join("paddock"))
 }
 
+/// A process that holds released values (the instance, `vault set`): no other process of the
+/// user may read its memory (/proc/PID/mem, a debugger) and a crash writes no core file.
+/// Panes' programs are their own again after exec, which resets this. (macOS: no core file;
+/// its debugger needs the user's approval or root.)
+pub fn keep_memory_private() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl(2) with valid arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    #[cfg(unix)]
+    // SAFETY: setrlimit(2) with a valid limit.
+    unsafe {
+        let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+    }
+}
+
 /// Whether `name` can name a secret.
 pub fn valid_name(name: &str) -> bool {
     let first = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
