@@ -11,7 +11,9 @@ use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use paddock::term::{TermConfig, TermSize, Terminal};
-use paddock::vault::mask::Masker;
+use paddock::vault::mask::{Masker, ScreenRedactor};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
 const COLS: usize = 200;
 const LINES: usize = 50;
@@ -203,10 +205,14 @@ fn five_secrets() -> Vec<zeroize::Zeroizing<Vec<u8>>> {
     .collect()
 }
 
-/// `paddock_parse` with the pane's masker in front, as a pane with five secrets reads.
+/// `paddock_parse` with the pane's masker in front and the model's own check behind it, as a
+/// pane with five secrets reads.
 fn paddock_masked_parse(bytes: &[u8]) -> Terminal {
     let mut term =
         Terminal::new(TermSize::new(COLS, LINES), TermConfig { scrollback_lines: SCROLLBACK });
+    let counts: Arc<[AtomicU64]> = (0..5).map(|_| AtomicU64::new(0)).collect();
+    let redactor = ScreenRedactor::new(&five_secrets(), counts).expect("secrets");
+    term.set_redactor(Box::new(redactor));
     let mut masker = Masker::new(five_secrets()).expect("secrets");
     let mut out = Vec::with_capacity(64 * 1024);
     for chunk in bytes.chunks(64 * 1024) {

@@ -25,6 +25,14 @@ fn main() -> ExitCode {
             paddock::sandbox::linux::launch::main(args.collect());
         }
     }
+    // A pinned secret's exec step (`vault::pin_exec`), inside the pane (and its lock).
+    #[cfg(unix)]
+    {
+        let mut args = std::env::args_os().skip(1);
+        if args.next().as_deref() == Some(paddock::vault::pin_exec::PIN_EXEC_VERB.as_ref()) {
+            paddock::vault::pin_exec::main(args.collect());
+        }
+    }
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Replay(args)) => finish("paddock replay", replay(&args), 2),

@@ -231,6 +231,7 @@ fn approve(name: &str, program: &str) -> Result<()> {
     };
     let fingerprint =
         pin::fingerprint(&found).with_context(|| format!("cannot read {}", found.display()))?;
+    confirm_in_person(name, &fingerprint)?;
     let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
     Approvals::load(&state).approve(name, &fingerprint, utc_now()).save(&state)?;
     println!(
@@ -239,6 +240,51 @@ fn approve(name: &str, program: &str) -> Result<()> {
         fingerprint.sha256
     );
     Ok(())
+}
+
+/// An approval is a person's decision: refused inside a lock (a locked agent must not approve
+/// its own program), and asked at a terminal, where the user types the secret's name. Another
+/// unlocked process of the same user could write the approvals file itself: this guards
+/// against a mistake or a locked agent, not against such a process (the README says so).
+fn confirm_in_person(name: &str, fingerprint: &pin::Fingerprint) -> Result<()> {
+    if inside_a_lock() {
+        bail!(
+            "this process runs under no_new_privs, as everything inside a paddock lock does: \
+             approve programs from a terminal outside any lock"
+        );
+    }
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "approving a program needs a person at a terminal: run `paddock vault approve` in \
+             one and type the secret's name when asked"
+        );
+    }
+    eprintln!(
+        "approve {} (sha256 {}) to receive \"{name}\"?",
+        fingerprint.path.display(),
+        fingerprint.sha256
+    );
+    eprint!("type the secret's name to approve, anything else to cancel: ");
+    let mut typed = String::new();
+    std::io::stdin().read_line(&mut typed).context("cannot read the answer")?;
+    if typed.trim_end_matches(['\r', '\n']) != name {
+        bail!("not approved: the name typed was not \"{name}\"");
+    }
+    Ok(())
+}
+
+/// Whether this process runs with no_new_privs set, which every locked program does (Landlock
+/// and seccomp need it) and a user's own terminal does not.
+fn inside_a_lock() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_to_string("/proc/self/status")
+            .is_ok_and(|s| s.lines().any(|l| l.replace(' ', "") == "NoNewPrivs:\t1"))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
 }
 
 fn log(json: bool) -> Result<()> {
@@ -273,6 +319,9 @@ fn describe(r: &Record) -> String {
         Event::Released => format!("released to {program}"),
         Event::Withheld => {
             format!("withheld from {program}: {}", r.reason.as_deref().unwrap_or(""))
+        }
+        Event::Failed => {
+            format!("not released to {program}: {}", r.reason.as_deref().unwrap_or(""))
         }
         Event::Closed => format!("pane closed; masked {} times", r.masked.unwrap_or(0)),
         Event::GitPlanted => {

@@ -20,6 +20,28 @@ pub struct Granted {
     pub names: Vec<String>,
     /// What the pane shows before the program's output: the secrets withheld, and why.
     pub notice: Option<String>,
+    /// The `released` records, for [`record_start`] once the program has started or not.
+    pub records: Vec<Record>,
+    /// A pinned secret was released: the approved program's SHA-256, for the exec step.
+    pub pinned_sha256: Option<String>,
+}
+
+/// Record how a pane that was given secrets started: `released` for each when it did, `failed`
+/// with `why_not` when it did not. Nothing can be undone from here, so a failure to write the
+/// log is only reported.
+pub fn record_start(vault: Option<&Vault>, records: Vec<Record>, why_not: Option<&str>) {
+    let Some(vault) = vault else { return };
+    let log = AuditLog::new(vault.state());
+    for mut record in records {
+        record.time = utc_now();
+        if let Some(why) = why_not {
+            record.event = Event::Failed;
+            record.reason = Some(why.to_owned());
+        }
+        if let Err(e) = log.append(&record) {
+            eprintln!("paddock: cannot write the vault's audit log: {e}");
+        }
+    }
 }
 
 /// Release `thread`'s secrets for a pane that runs `argv`; why not, when it must not start.
@@ -57,7 +79,13 @@ pub fn grant(
             .collect::<Vec<_>>()
             .join("\n")
     });
-    Ok(Granted { env: released.env, names: released.names, notice })
+    Ok(Granted {
+        env: released.env,
+        names: released.names,
+        notice,
+        records: released.records,
+        pinned_sha256: released.pinned_sha256,
+    })
 }
 
 /// The secrets a pane holds; when it goes, the audit log records how often each was masked.

@@ -100,6 +100,7 @@ pub(super) fn read_masked(
         return;
     }
     let mut out = Vec::with_capacity(CHUNK);
+    let mut counted = vec![0u64; masker.counts().len()];
     loop {
         let next = if masker.holding() {
             read.recv_timeout(HOLD_DEADLINE)
@@ -120,8 +121,10 @@ pub(super) fn read_masked(
                 true
             }
         };
-        for (count, now) in counts.iter().zip(masker.counts()) {
-            count.store(*now, Ordering::Relaxed);
+        // The model's own check adds to the same counts (`ScreenRedactor`): add, not set.
+        for ((count, now), before) in counts.iter().zip(masker.counts()).zip(&mut counted) {
+            count.fetch_add(now - *before, Ordering::Relaxed);
+            *before = *now;
         }
         if !out.is_empty() {
             output.deliver(&out);

@@ -16,7 +16,8 @@ use super::PtyError;
 use crate::pulse::Activity;
 use crate::sandbox::{Enforcement, Isolation, Policy, Unlocked};
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
-use crate::vault::mask::Masker;
+use crate::vault::mask::{Masker, ScreenRedactor};
+use crate::vault::pin::is_loader_variable;
 use crate::vault::SecretBytes;
 
 /// Writes, and bytes, queued for a pane whose program is not reading; past either, `send`
@@ -67,6 +68,10 @@ pub struct SpawnSpec {
     pub scrollback_lines: usize,
     /// The folder lock the program must run under, if any.
     pub lock: PaneLock,
+    /// A pinned secret is among them: variables that load foreign code into a program
+    /// (`LD_PRELOAD`, `NODE_OPTIONS`, …: `vault::pin::is_loader_variable`) are left out of its
+    /// environment.
+    pub strip_loader_env: bool,
     /// Secrets released to the program: environment variable and value. The values are
     /// masked in the pane's output and wiped from paddock's memory when the pane closes.
     pub secrets: Vec<(String, SecretBytes)>,
@@ -128,10 +133,16 @@ fn locked_argv(spec: &SpawnSpec) -> Result<(Vec<String>, Enforcement), PtyError>
 fn command_for(spec: &SpawnSpec, argv: &[String]) -> CommandBuilder {
     let mut command = CommandBuilder::new(&argv[0]);
     command.args(&argv[1..]);
+    let keep = |key: &str| !(spec.strip_loader_env && is_loader_variable(key));
     if let PaneLock::Locked(locked) = &spec.lock {
         command.env_clear();
-        for (key, value) in &locked.inherited_env {
+        for (key, value) in locked.inherited_env.iter().filter(|(k, _)| keep(&k.to_string_lossy()))
+        {
             command.env(key, value);
+        }
+    } else if spec.strip_loader_env {
+        for (key, _) in std::env::vars_os().filter(|(k, _)| !keep(&k.to_string_lossy())) {
+            command.env_remove(key);
         }
     }
     if let Some(cwd) = &spec.cwd {
@@ -140,7 +151,7 @@ fn command_for(spec: &SpawnSpec, argv: &[String]) -> CommandBuilder {
     command.env("TERM", "xterm-256color");
     command.env("COLORTERM", "truecolor");
     command.env("PADDOCK_PANE", spec.pane.to_string());
-    for (key, value) in &spec.env {
+    for (key, value) in spec.env.iter().filter(|(k, _)| keep(k)) {
         command.env(key, value);
     }
     // The values go to the program's environment only (portable-pty keeps a copy until the
@@ -243,7 +254,14 @@ impl Process {
             .map_err(|e| spawn_error(e.to_string()))?;
         // The child has its copy of the slave side; ours must go, or the reader never sees EOF.
         drop(pair.slave);
-        let term = Arc::new(Mutex::new(model_for(&spec)));
+        let mut model = model_for(&spec);
+        if let Some(counts) = &mask_counts {
+            let values: Vec<_> = spec.secrets.iter().map(|(_, value)| value.clone()).collect();
+            if let Some(redactor) = ScreenRedactor::new(&values, counts.clone()) {
+                model.set_redactor(Box::new(redactor));
+            }
+        }
+        let term = Arc::new(Mutex::new(model));
         let activity =
             spec.activity.clone().unwrap_or_else(|| Arc::new(Activity::new(Instant::now())));
         let ends = pair.master.try_clone_reader().and_then(|r| Ok((r, pair.master.take_writer()?)));

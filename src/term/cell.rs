@@ -174,6 +174,13 @@ impl Cell {
         char::from_u32(self.bits & CHAR_MASK).unwrap_or(' ')
     }
 
+    /// The character's code point, unchecked: cheaper than [`Cell::ch`] where only ASCII is
+    /// looked at.
+    #[inline]
+    pub(crate) fn code(self) -> u32 {
+        self.bits & CHAR_MASK
+    }
+
     #[inline]
     pub fn style(self) -> StyleId {
         self.style

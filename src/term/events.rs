@@ -26,6 +26,8 @@ pub enum TermEvent {
     Title(Option<String>),
     /// OSC 52 write: put `data` on the clipboard named by `selection` (`c`, `p`, `s`, …).
     ClipboardStore { selection: String, data: Vec<u8> },
+    /// OSC 52 write whose payload holds one of the pane's secrets: not carried out.
+    ClipboardWithheld { selection: String },
     /// OSC 52 read request. Never answered by the model: the app may ask the user.
     ClipboardLoadRequest { selection: String },
     /// OSC 9, OSC 777;notify, OSC 99 desktop notifications.

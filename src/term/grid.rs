@@ -2,6 +2,10 @@
 //!
 //! Invariant: exactly `lines` rows, each exactly `cols` cells wide. Rows that scroll off the top
 //! of a region that starts at the top of the screen go to the scrollback when one is given.
+//!
+//! Each row carries a damage mark: set by anything that may change the row's text or what it
+//! joins (writing through `row_mut`, scrolling a region past its neighbours), cleared by whoever
+//! checks the rows (the redactor, `redact.rs`). Marks move with their rows.
 
 use std::ops::Range;
 
@@ -13,11 +17,14 @@ use super::scrollback::Scrollback;
 pub struct Grid {
     rows: Vec<Row>,
     cols: usize,
+    /// One per row: changed since the last check.
+    damaged: Vec<bool>,
 }
 
 impl Grid {
     pub fn new(cols: usize, lines: usize) -> Grid {
-        Grid { rows: (0..lines).map(|_| Row::new(cols, Cell::default())).collect(), cols }
+        let rows = (0..lines).map(|_| Row::new(cols, Cell::default())).collect();
+        Grid { rows, cols, damaged: vec![false; lines] }
     }
 
     #[inline]
@@ -37,6 +44,7 @@ impl Grid {
 
     #[inline]
     pub fn row_mut(&mut self, line: usize) -> &mut Row {
+        self.damaged[line] = true;
         &mut self.rows[line]
     }
 
@@ -45,13 +53,45 @@ impl Grid {
     }
 
     pub(crate) fn rows_mut(&mut self) -> &mut [Row] {
+        self.damaged.fill(true);
         &mut self.rows
+    }
+
+    /// Whether row `line` changed since its mark was last cleared.
+    #[inline]
+    pub fn damaged(&self, line: usize) -> bool {
+        self.damaged[line]
+    }
+
+    /// Clear the damage marks of `range`: their rows were checked.
+    pub fn clear_damage(&mut self, range: Range<usize>) {
+        self.damaged[range].fill(false);
+    }
+
+    /// Whether any row is marked.
+    pub fn any_damage(&self) -> bool {
+        self.damaged.contains(&true)
+    }
+
+    /// Mark every row (a resize, a reflow).
+    pub fn damage_all(&mut self) {
+        self.damaged.fill(true);
     }
 
     /// Reset the rows in `range` to blanks.
     pub fn reset_rows(&mut self, range: Range<usize>, blank: Cell) {
+        self.damaged[range.clone()].fill(true);
         for row in &mut self.rows[range] {
             row.reset(blank);
+        }
+    }
+
+    /// Mark rows `line` and the one before it: a region scroll put them next to each other,
+    /// and a wrapped row's text now joins another row's.
+    fn damage_joint(&mut self, line: usize) {
+        if line > 0 && line < self.rows.len() {
+            self.damaged[line - 1] = true;
+            self.damaged[line] = true;
         }
     }
 
@@ -81,6 +121,11 @@ impl Grid {
         for row in &mut region_rows[len - n..] {
             row.reset(blank);
         }
+        self.damaged[region.clone()].rotate_left(n);
+        // The rows below the region now follow blank ones, and the top row of a region at the
+        // top of the screen follows what it followed before (the row scrolled off): only the
+        // joint above a region lower down is new.
+        self.damage_joint(region.start);
     }
 
     /// Move the rows of `region` down by `n`; blank rows fill in at the top of the region.
@@ -89,16 +134,20 @@ impl Grid {
         if n == 0 {
             return;
         }
-        let region_rows = &mut self.rows[region];
+        let region_rows = &mut self.rows[region.clone()];
         region_rows.rotate_right(n);
         for row in &mut region_rows[..n] {
             row.reset(blank);
         }
+        self.damaged[region.clone()].rotate_right(n);
+        // Only the joint below the region is new (rows above the region now meet blank ones).
+        self.damage_joint(region.end);
     }
 
     /// Replace all rows (resize); `rows` must be `lines` rows of `cols` cells.
     pub(crate) fn replace(&mut self, rows: Vec<Row>, cols: usize) {
         debug_assert!(rows.iter().all(|r| r.len() == cols));
+        self.damaged = vec![true; rows.len()];
         self.rows = rows;
         self.cols = cols;
     }

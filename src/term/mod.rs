@@ -19,6 +19,7 @@ mod osc;
 mod osc_guard;
 mod packed;
 mod perform;
+mod redact;
 mod resize;
 mod row;
 mod scrollback;
@@ -34,6 +35,7 @@ pub use colors::{default_palette, DynamicColor, Rgb};
 pub use cursor::CursorShape;
 pub use events::{PromptMark, Signals, TermEvent};
 pub use modes::{ModeState, Modes, MouseEncoding, MouseTracking};
+pub use redact::Redactor;
 pub use row::Row;
 pub use state::MAX_DIMENSION;
 pub use styles::Hyperlink;
@@ -102,11 +104,24 @@ impl Terminal {
             });
             self.state.compact_styles_if_needed();
         }
+        self.state.redact_changes();
+    }
+
+    /// Check the model for the values `redactor` finds from now on: after every chunk, in the
+    /// rows that changed, in titles, notifications and links, and in clipboard writes (which
+    /// are dropped when they hold one). Rows already on screen are checked at the next chunk.
+    pub fn set_redactor(&mut self, redactor: Box<dyn Redactor>) {
+        self.state.redaction = Some(redact::Redaction::new(redactor));
+        self.state.active.grid.damage_all();
+        self.state.redact_changes();
     }
 
     /// Resize the grid (clamped to `1..=MAX_DIMENSION`); the primary screen reflows.
     pub fn resize(&mut self, size: TermSize) {
+        // Rows a shrinking screen pushes into the scrollback leave checked.
+        self.state.redact_changes();
         resize::resize(&mut self.state, size.cols, size.lines);
+        self.state.redact_changes();
     }
 
     /// Bytes the terminal must send back to the program (answers to queries), oldest first.

@@ -51,6 +51,7 @@ fn text(arg: &[u8]) -> String {
 }
 
 fn set_title(state: &mut State, title: Option<String>) {
+    let title = title.map(|t| state.redact_text(t));
     state.window.title = title.clone();
     state.outbox.event(TermEvent::Title(title));
 }
@@ -109,6 +110,7 @@ fn hyperlink(state: &mut State, args: &[&[u8]]) {
     const MAX_URI: usize = 8192;
     let mut style = state.active.cursor.pen.style;
     let uri = joined_raw(args.get(1..).unwrap_or_default());
+    let uri = state.redact_text(uri);
     style.hyperlink = if uri.is_empty() || uri.len() > MAX_URI {
         None
     } else {
@@ -136,7 +138,12 @@ fn clipboard(state: &mut State, args: &[&[u8]]) {
     if *payload == b"?" {
         state.outbox.event(TermEvent::ClipboardLoadRequest { selection });
     } else if let Some(data) = decode_base64(payload) {
-        state.outbox.event(TermEvent::ClipboardStore { selection, data });
+        // A program with a secret could copy it to the clipboard, past every mask on screen.
+        if state.holds_value(&data) {
+            state.outbox.event(TermEvent::ClipboardWithheld { selection });
+        } else {
+            state.outbox.event(TermEvent::ClipboardStore { selection, data });
+        }
     }
 }
 
@@ -153,6 +160,7 @@ fn working_directory(state: &mut State, args: &[&[u8]]) {
     if path.is_empty() {
         return;
     }
+    let path = state.redact_text(path);
     state.window.cwd = Some(path.clone());
     state.outbox.event(TermEvent::WorkingDirectory(path));
 }
@@ -164,7 +172,7 @@ fn notify_osc9(state: &mut State, args: &[&[u8]]) {
     }
     let body = joined(args);
     if !body.is_empty() {
-        state.outbox.event(TermEvent::Notification { title: None, body });
+        notify(state, None, body);
     }
 }
 
@@ -174,6 +182,13 @@ fn notify_osc777(state: &mut State, args: &[&[u8]]) {
     }
     let title = args.get(1).map(|t| text(t)).filter(|t| !t.is_empty());
     let body = joined(args.get(2..).unwrap_or_default());
+    notify(state, title, body);
+}
+
+/// Raise a notification, with any value in its text starred.
+fn notify(state: &mut State, title: Option<String>, body: String) {
+    let title = title.map(|t| state.redact_text(t));
+    let body = state.redact_text(body);
     state.outbox.event(TermEvent::Notification { title, body });
 }
 
@@ -182,12 +197,11 @@ fn notify_kitty(state: &mut State, args: &[&[u8]]) {
     let metadata = args.first().map(|m| String::from_utf8_lossy(m).into_owned());
     let payload = joined(args.get(1..).unwrap_or_default());
     let is_title = metadata.as_deref().is_some_and(|m| m.split(':').any(|kv| kv == "p=title"));
-    let event = if is_title {
-        TermEvent::Notification { title: Some(payload), body: String::new() }
+    if is_title {
+        notify(state, Some(payload), String::new());
     } else {
-        TermEvent::Notification { title: None, body: payload }
-    };
-    state.outbox.event(event);
+        notify(state, None, payload);
+    }
 }
 
 fn prompt_mark(state: &mut State, args: &[&[u8]]) {

@@ -60,6 +60,15 @@ impl Scrollback {
         self.get(usize::try_from(index).ok()?)
     }
 
+    /// Replace the stored row with absolute number `line` (a redaction starred some of it).
+    pub fn replace_absolute(&mut self, line: u64, row: &Row) {
+        let oldest = self.pushed - self.rows.len() as u64;
+        let index = line.checked_sub(oldest).and_then(|i| usize::try_from(i).ok());
+        if let Some(slot) = index.and_then(|i| self.rows.get_mut(i)) {
+            *slot = PackedRow::pack_with(row, &mut self.scratch);
+        }
+    }
+
     /// Row `i`, counting from the oldest (0), unpacked.
     pub fn get(&self, i: usize) -> Option<Row> {
         self.rows.get(i).map(PackedRow::unpack)

@@ -77,6 +77,8 @@ pub struct State {
     pub last_printed: Option<char>,
     /// The OSC string being parsed was cut for length: its dispatch is to be ignored.
     pub discard_next_osc: bool,
+    /// For a pane with secrets: what finds them in the model (`redact.rs`).
+    pub(super) redaction: Option<super::redact::Redaction>,
 }
 
 /// Sizes are clamped to this range so that no input can make the grid empty or absurdly large.
@@ -99,6 +101,7 @@ impl State {
             colors: ColorOverrides::default(),
             last_printed: None,
             discard_next_osc: false,
+            redaction: None,
         }
     }
 
@@ -437,12 +440,12 @@ impl State {
     /// scrollback when `to_history` and this is the primary screen.
     fn scroll_up_from(&mut self, origin: usize, n: usize, to_history: bool) {
         let n = n.min(self.region.len());
+        let to_history = to_history && origin == 0 && !self.mode(Modes::ALT_SCREEN);
+        if to_history && self.redaction.is_some() {
+            self.redact_leaving(n);
+        }
         let blank = self.blank();
-        let history = if to_history && !self.mode(Modes::ALT_SCREEN) {
-            Some(&mut self.scrollback)
-        } else {
-            None
-        };
+        let history = if to_history { Some(&mut self.scrollback) } else { None };
         self.active.grid.scroll_up(origin..self.region.end, n, blank, history);
     }
 
@@ -543,9 +546,11 @@ impl State {
     /// survive: they were produced before the reset.
     pub fn full_reset(&mut self) {
         let outbox = std::mem::take(&mut self.outbox);
+        let redaction = self.redaction.take();
         let title_was_set = self.window.title.is_some();
         *self = State::new(self.cols(), self.lines(), self.scrollback.limit());
         self.outbox = outbox;
+        self.redaction = redaction;
         if title_was_set {
             self.outbox.event(TermEvent::Title(None));
         }

@@ -15,8 +15,10 @@ const AUDIT_FILE: &str = "audit.log";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Event {
-    /// The value went into the program's environment.
+    /// The value went into the program's environment: recorded once the program started.
     Released,
+    /// It was to be released, and the program did not start: `reason` says why.
+    Failed,
     /// It did not: `reason` says why.
     Withheld,
     /// The pane ended; `masked` is how often its output held the value.
@@ -55,6 +57,14 @@ impl AuditLog {
     }
 
     /// Add one line (one write, so lines of two panes never interleave).
+    /// Whether a record could be appended now (the log opens as a log may): checked before a
+    /// release, which is recorded only once its program has started.
+    pub fn check(&self) -> Result<(), VaultError> {
+        let error =
+            |e: std::io::Error| VaultError::State { path: self.path.clone(), error: e.to_string() };
+        open_for_append(&self.path).map(drop).map_err(error)
+    }
+
     pub fn append(&self, record: &Record) -> Result<(), VaultError> {
         let error =
             |e: std::io::Error| VaultError::State { path: self.path.clone(), error: e.to_string() };
@@ -82,11 +92,16 @@ impl AuditLog {
 /// never interleave), making its folder private and the file 0600 when they are new. Shared by
 /// paddock's logs in the state folder.
 pub fn append_json_line(path: &Path, record: &impl Serialize) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    open_for_append(path)?.write_all(&line)
+}
+
+/// The log at `path`, opened to append (made, private, when missing).
+fn open_for_append(path: &Path) -> std::io::Result<std::fs::File> {
     if let Some(folder) = path.parent() {
         create_private_folder(folder)?;
     }
-    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
-    line.push(b'\n');
     let mut options = std::fs::OpenOptions::new();
     options.append(true).create(true);
     #[cfg(unix)]
@@ -95,9 +110,9 @@ pub fn append_json_line(path: &Path, record: &impl Serialize) -> std::io::Result
         // A link put in its place (to /dev/null, to a file of the agent's) is not followed.
         options.mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
-    let mut file = options.open(path)?;
+    let file = options.open(path)?;
     owned_private_file(&file, path)?;
-    file.write_all(&line)
+    Ok(file)
 }
 
 /// Refuse anything but a regular file of this user's, and make it private (0600) whatever mode

@@ -10,6 +10,8 @@
 pub mod audit;
 pub mod mask;
 pub mod pin;
+#[cfg(unix)]
+pub mod pin_exec;
 pub mod release;
 pub mod store;
 

@@ -14,6 +14,49 @@ use super::{write_private, VaultError};
 
 const APPROVALS_FILE: &str = "approvals.json";
 
+/// Variables that make a program load or run code it was not started with: a dynamic loader's
+/// preloads and search paths, a shell's startup files, an interpreter's options and module
+/// paths. A pinned release removes every one of them from the pane's environment.
+const LOADER_PREFIXES: &[&str] = &["LD_", "DYLD_", "PYTHON"];
+const LOADER_NAMES: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PROMPT_COMMAND",
+    "ZDOTDIR",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "NODE_EXTRA_CA_CERTS_PRELOAD",
+    "BUN_OPTIONS",
+    "DENO_OPTIONS",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "GCONV_PATH",
+    "GIO_EXTRA_MODULES",
+    "GTK_MODULES",
+    "MALLOC_CONF",
+];
+
+/// Whether `name` is a variable a pinned program's environment must not carry.
+pub fn is_loader_variable(name: &str) -> bool {
+    LOADER_NAMES.contains(&name) || LOADER_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// The first entry of `path_var` that is not absolute (an empty one is the cwd), if any: which
+/// file such a PATH finds depends on the folder a program starts in.
+pub fn relative_entry(path_var: &OsStr) -> Option<String> {
+    std::env::split_paths(path_var)
+        .find(|dir| !dir.is_absolute())
+        .map(|dir| dir.display().to_string())
+}
+
 /// A program file as it is now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fingerprint {
@@ -157,6 +200,26 @@ pub fn pin_names(pin: &str, argv0: &str, found: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loader_variables_are_named() {
+        for name in ["LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "ENV"] {
+            assert!(is_loader_variable(name), "{name}");
+        }
+        for name in ["NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "RUBYOPT"] {
+            assert!(is_loader_variable(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "ANTHROPIC_API_KEY", "ENVIRONMENT", "TERM"] {
+            assert!(!is_loader_variable(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn relative_path_entries_are_named() {
+        assert_eq!(relative_entry(OsStr::new("/bin:/usr/bin")), None);
+        assert_eq!(relative_entry(OsStr::new("/bin:bin")).as_deref(), Some("bin"));
+        assert_eq!(relative_entry(OsStr::new("/bin::/usr/bin")).as_deref(), Some(""));
+    }
 
     #[test]
     fn an_approval_holds_until_the_program_changes() {

@@ -31,6 +31,11 @@ pub struct Released {
     pub names: Vec<String>,
     /// Secrets withheld, and why.
     pub withheld: Vec<(String, String)>,
+    /// The `released` records, to append once the program has started (`Failed` otherwise).
+    pub records: Vec<Record>,
+    /// When a pinned secret was released: the SHA-256 of the approved program, which the
+    /// pane's exec step (`pin_exec`) checks again on the file it runs.
+    pub pinned_sha256: Option<String>,
 }
 
 #[derive(Debug, Error)]
@@ -89,46 +94,67 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
     let approvals = Approvals::load(vault.state());
     let mut released = Released::default();
     for (secret, value) in request.secrets.iter().zip(values) {
-        let refusal = secret.pin.as_deref().and_then(|pin| {
-            why_not_pinned(pin, &secret.name, argv0, program.as_deref(), &approvals)
+        let check = secret.pin.as_deref().map(|pin| {
+            if !argv0.contains('/') {
+                if let Some(entry) = request.path_var.as_deref().and_then(pin::relative_entry) {
+                    return Err(format!(
+                        "pinned to {pin}; PATH holds the relative entry \"{entry}\", so which \
+                         file runs depends on the folder it starts in"
+                    ));
+                }
+            }
+            check_pinned(pin, &secret.name, argv0, program.as_deref(), &approvals)
         });
+        let refusal = match check {
+            Some(Ok(sha256)) => {
+                released.pinned_sha256 = Some(sha256);
+                None
+            }
+            Some(Err(why)) => Some(why),
+            None => None,
+        };
         match refusal {
             Some(why) => {
                 audit.append(&record(&secret.name, Event::Withheld, Some(why.clone())))?;
                 released.withheld.push((secret.name.clone(), why));
             }
             None => {
-                audit.append(&record(&secret.name, Event::Released, None))?;
+                released.records.push(record(&secret.name, Event::Released, None));
                 released.names.push(secret.name.clone());
                 released.env.push((secret.env.clone(), value));
             }
         }
     }
+    // A release that cannot be audited does not happen.
+    if !released.records.is_empty() {
+        audit.check()?;
+    }
     Ok(released)
 }
 
-/// Why a secret pinned to `pin` may not go to this program, if it may not.
-fn why_not_pinned(
+/// Whether a secret pinned to `pin` may go to this program: the approved file's SHA-256, or
+/// why not.
+fn check_pinned(
     pin: &str,
     name: &str,
     argv0: &str,
     program: Option<&Path>,
     approvals: &Approvals,
-) -> Option<String> {
+) -> Result<String, String> {
     let Some(program) = program.filter(|found| pin::pin_names(pin, argv0, found)) else {
-        return Some(format!("pinned to {pin}; this pane runs {argv0}"));
+        return Err(format!("pinned to {pin}; this pane runs {argv0}"));
     };
     let fingerprint = match pin::fingerprint(program) {
         Ok(fingerprint) => fingerprint,
-        Err(e) => return Some(format!("pinned to {pin}; cannot read {}: {e}", program.display())),
+        Err(e) => return Err(format!("pinned to {pin}; cannot read {}: {e}", program.display())),
     };
     let path = fingerprint.path.display();
     match approvals.verdict(name, &fingerprint) {
-        Verdict::Approved => None,
-        Verdict::NotApproved => Some(format!(
+        Verdict::Approved => Ok(fingerprint.sha256.clone()),
+        Verdict::NotApproved => Err(format!(
             "pinned to {pin}; {path} is not approved for it yet: `paddock vault approve {name} {path}`"
         )),
-        Verdict::Changed { approved_at } => Some(format!(
+        Verdict::Changed { approved_at } => Err(format!(
             "pinned to {pin}; {path} has changed since it was approved ({approved_at}): check \
              it, then `paddock vault approve {name} {path}`"
         )),
@@ -194,13 +220,27 @@ mod tests {
         let out = release(&vault, &request(&secrets, &cat)).expect("release");
         assert_eq!(out.names, ["open", "pinned"]);
         assert!(out.withheld.is_empty());
+        assert_eq!(out.pinned_sha256.as_deref(), Some(fingerprint.sha256.as_str()));
+        // Releases are recorded by whoever starts the program, once it has started.
+        let pending: Vec<(Event, &str)> =
+            out.records.iter().map(|r| (r.event, r.secret.as_str())).collect();
+        assert_eq!(pending, [(Event::Released, "open"), (Event::Released, "pinned")]);
 
         let log = AuditLog::new(&state).read().expect("audit");
         let events: Vec<(Event, String)> =
             log.iter().flatten().map(|r| (r.event, r.secret.clone())).collect();
-        assert_eq!(events.len(), 6);
-        assert_eq!(events[1], (Event::Withheld, "pinned".into()));
-        assert_eq!(events[5], (Event::Released, "pinned".into()));
+        assert_eq!(
+            events,
+            [(Event::Withheld, "pinned".into()), (Event::Withheld, "pinned".into())]
+        );
+
+        // A PATH with a relative entry finds a different file from a different folder.
+        let mut relative = request(&secrets, &cat);
+        relative.path_var = Some("bin:/bin:/usr/bin".into());
+        let out = release(&vault, &relative).expect("release");
+        assert_eq!(out.names, ["open"]);
+        assert!(out.withheld[0].1.contains("relative entry \"bin\""), "{:?}", out.withheld);
+        assert_eq!(out.pinned_sha256, None);
         let text = std::fs::read_to_string(AuditLog::new(&state).path()).expect("log text");
         assert!(!text.contains("value-"), "{text}");
         let _ = std::fs::remove_dir_all(state);

@@ -66,6 +66,8 @@ mod headless;
 mod images;
 mod model;
 mod own_recordings;
+#[cfg(target_os = "linux")]
+mod pin_exec;
 mod properties;
 mod pty;
 mod render;

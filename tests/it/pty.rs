@@ -19,6 +19,7 @@ fn spec_for(argv: &[&str]) -> SpawnSpec {
         size: TermSize::new(80, 24),
         scrollback_lines: 100,
         lock: PaneLock::None,
+        strip_loader_env: false,
         secrets: vec![],
         notice: None,
         activity: None,
@@ -51,6 +52,7 @@ fn spawn(argv: &[&str]) -> PaneSession {
         size: TermSize::new(80, 24),
         scrollback_lines: 1000,
         lock: PaneLock::None,
+        strip_loader_env: false,
         secrets: vec![],
         notice: None,
         activity: None,
@@ -173,6 +175,7 @@ fn a_missing_program_is_an_error_not_a_panic() {
         size: TermSize::new(80, 24),
         scrollback_lines: 10,
         lock: PaneLock::None,
+        strip_loader_env: false,
         secrets: vec![],
         notice: None,
         activity: None,
@@ -249,6 +252,7 @@ fn secrets_reach_the_environment_and_never_the_screen() {
                   printf 'split=sk-\\033[31mlive\\033[0m-99\\n'; \
                   if [ \"$API_KEY\" = sk-live-99 ]; then echo env-ok; fi; echo done";
     let spec = SpawnSpec {
+        strip_loader_env: false,
         secrets: vec![
             ("API_KEY".into(), value("sk-live-99")),
             ("DB_PASS".into(), value("hunter2")),

@@ -83,6 +83,36 @@ fn vault(runtime: &Runtime, args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().expect("paddock vault output")
 }
 
+/// `paddock vault approve NAME PROGRAM` on a terminal (util-linux `script` gives it one),
+/// answering the question with `typed`.
+fn approve_at_a_terminal(runtime: &Runtime, name: &str, program: &str, typed: &str) -> Output {
+    let command = runtime.paddock(&[]);
+    let quoted = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let line = format!(
+        "{} vault approve {} {}",
+        quoted(&command.get_program().to_string_lossy()),
+        quoted(name),
+        quoted(program)
+    );
+    let mut script = Command::new("script");
+    script.args(["-qec", &line, "/dev/null"]);
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    script.env("XDG_STATE_HOME", state_home());
+    let mut child = script
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script");
+    child.stdin.take().expect("stdin").write_all(typed.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("script output")
+}
+
 fn state_home() -> PathBuf {
     std::env::var_os("XDG_STATE_HOME").map(PathBuf::from).expect("XDG_STATE_HOME in the session")
 }
@@ -242,7 +272,13 @@ fn threads_get_their_secrets_from_the_keychain_and_nothing_leaks() {
     std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
     let tool = tool.display().to_string();
-    ok(vault(&runtime, &["approve", "pinned", &tool], ""));
+    // Not without a person at a terminal, who types the secret's name.
+    let refused = vault(&runtime, &["approve", "pinned", &tool], "pinned\n");
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("needs a person at a terminal"), "{refused:?}");
+    let wrong = approve_at_a_terminal(&runtime, "pinned", &tool, "open\n");
+    assert!(!wrong.status.success() && text(&wrong.stdout).contains("not approved"), "{wrong:?}");
+    ok(approve_at_a_terminal(&runtime, "pinned", &tool, "pinned\n"));
 
     let leak = runtime.dir.join("leak.txt").display().to_string();
     let script = format!(

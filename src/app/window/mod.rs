@@ -209,6 +209,16 @@ impl WindowApp {
                     };
                     self.views.entry(pane).or_default().clipboard = Some(note);
                 }
+                TermEvent::ClipboardWithheld { selection } => {
+                    // Never asked about: the payload holds one of the pane's secrets.
+                    eprintln!(
+                        "paddock: pane {} tried to copy one of its secrets to the clipboard \
+                         ({selection}); refused",
+                        pane.0
+                    );
+                    let note = ClipboardNote::Refused { at: now };
+                    self.views.entry(pane).or_default().clipboard = Some(note);
+                }
                 _ => {}
             }
         }

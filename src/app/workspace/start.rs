@@ -54,7 +54,24 @@ impl Workspace {
             }
             None => Granted::default(),
         };
-        let Granted { env: secret_env, names: secret_names, notice } = granted;
+        let Granted { env: secret_env, names: secret_names, notice, records, pinned_sha256 } =
+            granted;
+        // A pinned secret's program runs through paddock's exec step, which checks the file it
+        // runs against the approved hash (inside the lock, for a locked pane).
+        let argv = match &pinned_sha256 {
+            #[cfg(unix)]
+            Some(sha256) => {
+                let mut argv = vec![
+                    self.options.launcher.display().to_string(),
+                    crate::vault::pin_exec::PIN_EXEC_VERB.to_owned(),
+                    sha256.clone(),
+                    "--".to_owned(),
+                ];
+                argv.extend(launch.command.iter().cloned());
+                argv
+            }
+            _ => launch.command.clone(),
+        };
         // The thread's lock (with its worktree), or the one of the pane this one was split from.
         let own_lock = thread.and_then(|t| t.lock.clone()).map(|mut lock| {
             lock.write.extend(worktree.clone().filter(|w| !lock.write.contains(w)));
@@ -85,7 +102,8 @@ impl Workspace {
         #[cfg(not(unix))]
         let () = egress;
         let spec = SpawnSpec {
-            argv: launch.command.clone(),
+            argv,
+            strip_loader_env: pinned_sha256.is_some(),
             cwd: launch.cwd.clone(),
             env,
             pane: pane.0,
@@ -110,7 +128,16 @@ impl Workspace {
             activity: self.sampler.as_ref().map(|s| Arc::new(Activity::new(s.epoch()))),
         };
         let Launch { command, cwd, thread, inherited } = launch;
-        let (session, lock) = self.spawn(pane, spec, thread.as_ref())?;
+        let started = self.spawn(pane, spec, thread.as_ref());
+        let why_not = match &started {
+            Ok((_, Enforcement::Refused(why))) => {
+                Some(format!("its lock cannot be enforced: {why}"))
+            }
+            Ok(_) => None,
+            Err(Refusal(_, why)) => Some(why.clone()),
+        };
+        secrets::record_start(self.vault.as_ref(), records, why_not.as_deref());
+        let (session, lock) = started?;
         let secrets = (!secret_names.is_empty()).then(|| PaneSecrets {
             names: secret_names,
             thread: thread.as_ref().map(|t| t.name.clone()),

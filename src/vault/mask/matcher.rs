@@ -6,7 +6,8 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::scan::{
-    end_state, ends_csi, has_silent_but_bell, is_silent, text_after, Scan, BEL, ESC,
+    end_state, ends_csi, has_c1_after_ascii, has_silent_but_bell, is_silent, text_after, Scan, BEL,
+    ESC,
 };
 use super::PREFIX;
 use crate::vault::store::SecretBytes;
@@ -98,11 +99,6 @@ impl Matcher {
             .build(prefixes.iter().map(|p| p.as_slice()))
             .ok()?;
         Some(Matcher { values, finder, by_prefix, starts, short })
-    }
-
-    /// How many values it looks for.
-    pub(super) fn len(&self) -> usize {
-        self.values.len()
     }
 
     /// Every position in `hay` where some value's first bytes stand (overlapping ones too).
@@ -223,7 +219,7 @@ impl Matcher {
                 }
             }
         }
-        let silent = has_silent_but_bell(raw);
+        let silent = has_silent_but_bell(raw) || has_c1_after_ascii(raw);
         // A value that runs into the held tail is left to the slow way.
         if silent || matches.iter().any(|&(_, end, _)| end > cut) {
             return None;

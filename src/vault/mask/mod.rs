@@ -26,12 +26,21 @@ use scan::{end_state, mask, raw_position, scan, Run, Scan, ESC};
 
 mod matcher;
 mod scan;
+mod screen;
+
+pub use screen::ScreenRedactor;
 
 /// How many bytes of each value the search automaton holds.
 const PREFIX: usize = 4;
-/// Held-back bytes past this are passed on: only a flood of escape sequences after a partial
-/// value gets here.
+/// Held-back bytes past this are passed on: only a long value, or a flood of escape sequences
+/// after a partial one, gets here.
 const MAX_HELD: usize = 16 * 1024;
+/// A held tail is looked at again with every read: it may be at most this many times the new
+/// read's size (plus `HOLD_FLOOR`), so that a program writing a byte at a time costs little
+/// per byte. A longer start of a value passes on; the model's own check (`screen`) stars the
+/// value once its end arrives.
+const HOLD_PER_READ_BYTE: usize = 16;
+const HOLD_FLOOR: usize = 512;
 /// How long a held-back tail waits for the rest of the output.
 pub const HOLD_DEADLINE: Duration = Duration::from_millis(20);
 
@@ -45,6 +54,9 @@ pub struct Masker {
     end_state: Scan,
     /// How many times each value was masked.
     counts: Vec<u64>,
+    /// The value each search pattern is: a value with a line end is also looked for with the
+    /// `\r\n` a terminal's ONLCR makes of it.
+    owner: Vec<usize>,
     runs: Vec<Run>,
     text: Zeroizing<Vec<u8>>,
 }
@@ -56,14 +68,30 @@ impl Masker {
         if values.is_empty() {
             return None;
         }
-        let matcher = Matcher::new(values)?;
-        let counts = vec![0; matcher.len()];
+        let counts = vec![0; values.len()];
+        let mut owner: Vec<usize> = (0..values.len()).collect();
+        let mut patterns = values;
+        for index in 0..counts.len() {
+            if patterns[index].contains(&b'\n') {
+                let mut crlf = Zeroizing::new(Vec::with_capacity(patterns[index].len() + 8));
+                for &byte in patterns[index].iter() {
+                    if byte == b'\n' {
+                        crlf.push(b'\r');
+                    }
+                    crlf.push(byte);
+                }
+                patterns.push(crlf);
+                owner.push(index);
+            }
+        }
+        let matcher = Matcher::new(patterns)?;
         Some(Masker {
             matcher,
             held: Zeroizing::new(Vec::new()),
             held_state: Scan::Ground,
             end_state: Scan::Ground,
             counts,
+            owner,
             runs: Vec::new(),
             text: Zeroizing::new(Vec::new()),
         })
@@ -86,31 +114,34 @@ impl Masker {
             return;
         }
         let raw = std::mem::take(&mut self.held);
-        self.process(&raw, out, false);
+        self.process(&raw, out, false, 0);
     }
 
     /// Append to `out` what of `input` (after anything held back) the terminal may see, with
     /// every value masked; hold back a tail that could be the start of one.
     pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
+        let limit = MAX_HELD.min(HOLD_FLOOR + HOLD_PER_READ_BYTE * input.len());
         if self.held.is_empty() {
-            self.process(input, out, true);
+            self.process(input, out, true, limit);
         } else {
             let mut raw = std::mem::take(&mut self.held);
             raw.extend_from_slice(input);
-            self.process(&raw, out, true);
+            self.process(&raw, out, true, limit);
         }
     }
 
-    /// Mask `raw` into `out`; with `may_hold`, keep back a tail that could start a value.
-    fn process(&mut self, raw: &[u8], out: &mut Vec<u8>, may_hold: bool) {
+    /// Mask `raw` into `out`; with `may_hold`, keep back a tail that could start a value, of
+    /// at most `limit` bytes.
+    fn process(&mut self, raw: &[u8], out: &mut Vec<u8>, may_hold: bool, limit: usize) {
         // Most output holds no value and nothing that could be the start of one: it is masked
         // where a value stands whole, without working out its text.
         if let Some((matches, cut)) = self.matcher.find_contiguous(raw, may_hold, self.held_state) {
+            let cut = if raw.len() - cut > limit { raw.len() } else { cut };
             let start = out.len();
             out.extend_from_slice(&raw[..cut]);
             for (from, to, value) in matches {
                 out[start + from..start + to].fill(b'*');
-                self.counts[value] += 1;
+                self.counts[self.owner[value]] += 1;
             }
             let before = self.held_state;
             self.end_state = end_state(raw, before);
@@ -176,7 +207,7 @@ impl Masker {
         {
             cut = start;
         }
-        if raw.len() - cut > MAX_HELD {
+        if raw.len() - cut > limit {
             cut = raw.len();
         }
         let start = out.len();
@@ -185,7 +216,7 @@ impl Masker {
             if raw_range(from, to).1 > cut {
                 continue;
             }
-            self.counts[value] += 1;
+            self.counts[self.owner[value]] += 1;
             mask(&by_text, from, to, &mut out[start..]);
         }
         self.held_state = if cut == raw.len() {

@@ -170,6 +170,28 @@ fn the_silent_check_matches_the_definition() {
     }
 }
 
+/// The length of a C1 control at `at`, as the parser reads one after text: U+0080 to U+009F
+/// encoded (`c2 80` to `c2 9f`), or a raw byte 0x80 to 0x9F after an ASCII byte (not part of a
+/// character); 0 when there is none. The parser drops both, so they do not break a value's
+/// text. (A stray byte after other non-ASCII bytes is left to the model's own check.)
+pub(super) fn c1_len(raw: &[u8], at: usize) -> usize {
+    match raw.get(at) {
+        Some(0xc2) if raw.get(at + 1).is_some_and(|b| (0x80..=0x9f).contains(b)) => 2,
+        Some(0x80..=0x9f) if at == 0 || raw[at - 1] < 0x80 => 1,
+        _ => 0,
+    }
+}
+
+/// Whether `raw` holds a C1 control (see [`c1_len`]): a byte 0x80 to 0x9F after an ASCII byte
+/// or after `c2`. Byte comparisons in one pass, which valid UTF-8 text passes unless it holds
+/// U+0080 to U+009F (a continuation byte never follows ASCII).
+pub(super) fn has_c1_after_ascii(raw: &[u8]) -> bool {
+    raw.first().is_some_and(|&b| (0x80..=0x9f).contains(&b))
+        || raw.windows(2).fold(false, |any, w| {
+            any | ((w[0] < 0x80) | (w[0] == 0xc2)) & (w[1].wrapping_sub(0x80) < 0x20)
+        })
+}
+
 /// A control character that neither shows nor moves the cursor (a terminal ignores it, or
 /// rings the bell): it does not break the text a value is read in.
 pub(super) fn is_silent(byte: u8) -> bool {
@@ -199,16 +221,16 @@ pub(super) fn scan(raw: &[u8], mut state: Scan, runs: &mut Vec<Run>) -> Scan {
     while i < raw.len() {
         match state {
             Scan::Ground => {
-                // Controls that show nothing are no text: "SE<BEL>CRET" shows as SECRET.
-                let end = raw[i..]
-                    .iter()
-                    .position(|&b| b == ESC || is_silent(b))
-                    .map_or(raw.len(), |n| i + n);
+                // Controls that show nothing are no text: "SE<BEL>CRET" shows as SECRET, and so
+                // does "SE<C1>CRET" (the parser drops C1 controls).
+                let end = (i..raw.len())
+                    .find(|&j| raw[j] == ESC || is_silent(raw[j]) || c1_len(raw, j) > 0)
+                    .unwrap_or(raw.len());
                 push(runs, i, end, state, string);
                 if end < raw.len() && raw[end] == ESC {
                     state = Scan::Escape;
                 }
-                i = end + 1;
+                i = end + c1_len(raw, end).max(1);
             }
             Scan::Str | Scan::Dcs => {
                 // Other controls inside a string are ignored: not part of it, not its end (BEL

@@ -176,4 +176,176 @@ mod properties {
             prop_assert_eq!(whole.len(), input.len());
         }
     }
+
+    /// Drawing the model can be made to do: cursor moves, REP, backspace, insert and delete,
+    /// C1 controls, line ends, a narrow screen that wraps and scrolls, OSC strings.
+    const DRAWING: &[&[u8]] = &[
+        b"SECRET",
+        b"SEC",
+        b"RET",
+        b"S",
+        b"E",
+        b"C",
+        b"R",
+        b"T",
+        b"x",
+        b" ",
+        b"\r\n",
+        b"\n",
+        b"\r",
+        b"\x08",
+        b"\x1b[D",
+        b"\x1b[3D",
+        b"\x1b[C",
+        b"\x1b[A",
+        b"\x1b[B",
+        b"\x1b[1;1H",
+        b"\x1b[2b",
+        b"\x1b[@",
+        b"\x1b[P",
+        b"\x1b[L",
+        b"\x1b[M",
+        b"\x1b[2S",
+        b"\x1b[T",
+        b"\x9b",
+        b"\xc2\x85",
+        b"\x07",
+        b"\x1b[31m",
+        b"\x1b]2;",
+        b"\x1b]9;",
+        b"\x1b]52;c;",
+        b"U0VDUkVU",
+        b"\x1b\\",
+        b"ab",
+        b"cd",
+        b"\x1b7",
+        b"\x1b8",
+        b"\x1b[?1049h",
+        b"\x1b[?1049l",
+        b"\x1b[2K",
+        b"\x1b[4h",
+        b"\x1b[4l",
+        b"\x1bc",
+    ];
+
+    proptest! {
+        /// With the pane's masker in front and the model's own check behind it, no value ever
+        /// reaches the screen, the scrollback, the title, a notification or the clipboard.
+        #[test]
+        fn no_drawing_puts_a_value_where_the_user_sees_it(
+            picks in proptest::collection::vec(0..DRAWING.len(), 0..60),
+            cuts in proptest::collection::vec(0usize..300, 0..6),
+            cols in 3usize..12,
+        ) {
+            use std::sync::atomic::AtomicU64;
+            use std::sync::Arc;
+            use crate::term::{TermConfig, TermSize, Terminal};
+            let values = ["SECRET", "RETx", "ab\ncd"];
+            let input: Vec<u8> = picks.iter().flat_map(|&i| DRAWING[i].iter().copied()).collect();
+            let secrets: Vec<_> =
+                values.iter().map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec())).collect();
+            let counts: Arc<[AtomicU64]> = values.iter().map(|_| AtomicU64::new(0)).collect();
+            let mut term = Terminal::new(TermSize::new(cols, 4), TermConfig { scrollback_lines: 50 });
+            let redactor = super::super::ScreenRedactor::new(&secrets, counts).expect("redactor");
+            term.set_redactor(Box::new(redactor));
+            let mut masker = super::super::Masker::new(secrets).expect("masker");
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+            cuts.sort();
+            cuts.push(input.len());
+            let mut from = 0;
+            let mut out = Vec::new();
+            for cut in cuts {
+                masker.feed(&input[from..cut], &mut out);
+                term.advance(&out);
+                out.clear();
+                from = cut;
+            }
+            masker.flush(&mut out);
+            term.advance(&out);
+            // The text as a user reads it: wrapped rows joined, other rows one line each.
+            let rows: Vec<crate::term::Row> = (0..term.scrollback_len())
+                .filter_map(|i| term.scrollback_row(i))
+                .chain(term.rows().iter().cloned())
+                .collect();
+            let mut shown = String::new();
+            for row in &rows {
+                let text = crate::term::row_text(row);
+                if row.wrapped() {
+                    let cells: String = row.cells().iter().filter(|c| !c.is_filler()).map(|c| c.ch()).collect();
+                    shown.push_str(&cells);
+                } else {
+                    shown.push_str(&text);
+                    shown.push('\n');
+                }
+            }
+            let title = format!("{:?}", term.title());
+            let events = format!("{:?}", term.take_events());
+            for value in ["SECRET", "RETx", "ab\ncd"] {
+                prop_assert!(!shown.contains(value), "{:?} {}", String::from_utf8_lossy(&input), shown);
+                prop_assert!(!title.contains(value) && !events.contains(value), "{} {}", title, events);
+            }
+            prop_assert!(!shown.contains("[83, 69, 67, 82, 69, 84]"), "{}", shown);
+        }
+    }
+}
+
+#[test]
+fn a_value_with_a_line_end_is_masked_after_the_tty_made_it_crlf() {
+    let value = "-----BEGIN KEY-----\nMIIEabc\n-----END KEY-----";
+    let printed = "x -----BEGIN KEY-----\r\nMIIEabc\r\n-----END KEY----- y";
+    let (out, counts) = run(&[value], &[printed.as_bytes()]);
+    assert!(!out.contains("MIIEabc"), "{out:?}");
+    assert_eq!(counts, [1]);
+    let (out, _) = run(&[value], &[value.as_bytes()]);
+    assert!(!out.contains("MIIEabc"), "{out:?}");
+}
+
+#[test]
+fn a_large_value_costs_bounded_work_per_read() {
+    // 64 KiB of a value with no repeats to speak of, printed in 4 KiB reads with a slow
+    // drip around it: the work per read must not grow with what was held before.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let value: String = (0..64 * 1024)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'!' + (state % 90) as u8)
+        })
+        .collect();
+    let mut m = masker(&[&value]);
+    let mut out = Vec::new();
+    let printed = format!("a{value}b{value}");
+    let started = std::time::Instant::now();
+    for chunk in printed.as_bytes().chunks(4096) {
+        m.feed(chunk, &mut out);
+    }
+    m.flush(&mut out);
+    eprintln!("64 KiB value, 128 KiB printed in 4 KiB reads: {:?}", started.elapsed());
+    assert_eq!(out.len(), printed.len());
+    // A byte at a time: what was held is looked at again with every read, so it stays short.
+    let mut m = masker(&[&value]);
+    let mut out = Vec::new();
+    let started = std::time::Instant::now();
+    for byte in printed.as_bytes().chunks(1) {
+        m.feed(byte, &mut out);
+        assert!(m.held.len() <= super::HOLD_FLOOR + super::HOLD_PER_READ_BYTE);
+    }
+    m.flush(&mut out);
+    eprintln!("the same a byte at a time: {:?}", started.elapsed());
+    // The stream masker holds at most MAX_HELD: a value longer than that passes on (the model's
+    // own check stars it there); the output is whole and in order either way.
+    assert_eq!(out.len(), printed.len());
+}
+
+#[test]
+fn c1_controls_the_parser_drops_do_not_hide_a_value() {
+    for input in [&b"a SE\x9bCRET b"[..], b"a SE\xc2\x80CRET b", b"a S\x85ECRET b", b"\x9bSECRET"] {
+        let (out, counts) = run(&["SECRET"], &[input]);
+        assert!(!out.contains("CRET"), "{input:?}: {out:?}");
+        assert_eq!(counts, [1], "{input:?}");
+    }
+    // Valid text around a value is left as it is.
+    let (out, _) = run(&["SECRET"], &["— SECRET — é".as_bytes()]);
+    assert_eq!(out, "— ****** — é");
 }
