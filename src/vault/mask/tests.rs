@@ -340,7 +340,8 @@ fn a_large_value_costs_bounded_work_per_read() {
 
 #[test]
 fn c1_controls_the_parser_drops_do_not_hide_a_value() {
-    for input in [&b"a SE\x9bCRET b"[..], b"a SE\xc2\x80CRET b", b"a S\x85ECRET b", b"\x9bSECRET"] {
+    for input in [&b"a SE\x9bCRET b"[..], b"a SE\xc2\x80CRET b", b"a S\x85ECRET b", b"x\x9bSECRET"]
+    {
         let (out, counts) = run(&["SECRET"], &[input]);
         assert!(!out.contains("CRET"), "{input:?}: {out:?}");
         assert_eq!(counts, [1], "{input:?}");
