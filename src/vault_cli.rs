@@ -316,7 +316,10 @@ fn describe(r: &Record) -> String {
     let thread = r.thread.as_deref().map(|t| format!(" thread {t}")).unwrap_or_default();
     let program = r.program.as_deref().unwrap_or("?");
     let what = match r.event {
-        Event::Released => format!("released to {program}"),
+        Event::Released => match r.reason.as_deref() {
+            Some(how) => format!("released to {program} ({how})"),
+            None => format!("released to {program}"),
+        },
         Event::Withheld => {
             format!("withheld from {program}: {}", r.reason.as_deref().unwrap_or(""))
         }

@@ -182,6 +182,17 @@ fn notify_osc777(state: &mut State, args: &[&[u8]]) {
     }
     let title = args.get(1).map(|t| text(t)).filter(|t| !t.is_empty());
     let body = joined(args.get(2..).unwrap_or_default());
+    // A value may run from the title into the body (shown as `title: body`): the two are
+    // also checked as one text.
+    let title_len = title.as_ref().map_or(0, String::len);
+    let whole = format!("{}{body}", title.as_deref().unwrap_or_default());
+    let checked = state.redact_text(whole.clone());
+    if checked != whole && checked.is_char_boundary(title_len) {
+        let (title, body) = checked.split_at(title_len);
+        let title = Some(title.to_owned()).filter(|t| !t.is_empty());
+        notify(state, title, body.to_owned());
+        return;
+    }
     notify(state, title, body);
 }
 
@@ -195,7 +206,13 @@ fn notify(state: &mut State, title: Option<String>, body: String) {
 /// OSC 99 (kitty): `99;metadata;payload`; `p=title` metadata marks the payload as the title.
 fn notify_kitty(state: &mut State, args: &[&[u8]]) {
     let metadata = args.first().map(|m| String::from_utf8_lossy(m).into_owned());
-    let payload = joined(args.get(1..).unwrap_or_default());
+    let mut payload = joined(args.get(1..).unwrap_or_default());
+    // `e=1`: the payload is base64; what a notification shows (and what is checked) is the
+    // decoded text.
+    if metadata.as_deref().is_some_and(|m| m.split(':').any(|kv| kv == "e=1")) {
+        let raw = joined_raw(args.get(1..).unwrap_or_default());
+        payload = decode_base64(raw.as_bytes()).map(|d| text(&d)).unwrap_or_default();
+    }
     let is_title = metadata.as_deref().is_some_and(|m| m.split(':').any(|kv| kv == "p=title"));
     if is_title {
         notify(state, Some(payload), String::new());

@@ -128,8 +128,8 @@ fn reach(state: &State, lines: &Lines, line: u64, redactor: &dyn Redactor) -> (u
 }
 
 /// The text of rows `lo..=hi`, as a value would be read in it: fillers skipped, combining marks
-/// after their character, a row that was not wrapped ended with `\n` after its last non-blank
-/// cell. With `cells`, the cell each byte came from (`None` for a line end).
+/// left out (a value drawn with a mark on each character still reads as the value), a row that
+/// was not wrapped ended with `\n` after its last non-blank cell. With `cells`, the cell each byte came from (`None` for a line end).
 fn text_of(
     state: &State,
     lines: &Lines,
@@ -158,11 +158,6 @@ fn text_of(
                 match cell.code() {
                     code @ 0..=0x7f => text.push(code as u8),
                     _ => text.extend_from_slice(cell.ch().encode_utf8(&mut utf8).as_bytes()),
-                }
-                if cell.has(Cell::MARKS) {
-                    for mark in row.marks(col) {
-                        text.extend_from_slice(mark.encode_utf8(&mut utf8).as_bytes());
-                    }
                 }
                 if let Some(cells) = cells.as_deref_mut() {
                     cells.resize(text.len(), Some((line, col)));

@@ -17,7 +17,7 @@ const APPROVALS_FILE: &str = "approvals.json";
 /// Variables that make a program load or run code it was not started with: a dynamic loader's
 /// preloads and search paths, a shell's startup files, an interpreter's options and module
 /// paths. A pinned release removes every one of them from the pane's environment.
-const LOADER_PREFIXES: &[&str] = &["LD_", "DYLD_", "PYTHON"];
+const LOADER_PREFIXES: &[&str] = &["LD_", "DYLD_", "PYTHON", "GIT_CONFIG", "BASH_FUNC_"];
 const LOADER_NAMES: &[&str] = &[
     "BASH_ENV",
     "ENV",
@@ -39,6 +39,22 @@ const LOADER_NAMES: &[&str] = &[
     "_JAVA_OPTIONS",
     "JDK_JAVA_OPTIONS",
     "GCONV_PATH",
+    "GLIBC_TUNABLES",
+    "LOCPATH",
+    "NLSPATH",
+    "HOSTALIASES",
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_TEMPLATE_DIR",
+    "SSLKEYLOGFILE",
+    "NODE_REPL_EXTERNAL_MODULE",
+    "CDPATH",
+    "GLOBIGNORE",
+    "PS4",
+    "BASH_XTRACEFD",
     "GIO_EXTRA_MODULES",
     "GTK_MODULES",
     "MALLOC_CONF",

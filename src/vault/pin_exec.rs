@@ -3,7 +3,9 @@
 //! program the way exec would (the pane's own cwd and PATH, in the lock's view), opens it, hashes
 //! it through that descriptor, and on a match runs that very descriptor (`execveat` with
 //! `AT_EMPTY_PATH`). The file that was hashed is the file that runs: swapping it, or a link on
-//! the way to it, after the check changes nothing. The parent's check (`release`) decides
+//! the way to it, after the check changes nothing, and rewriting it in place cannot either
+//! (`Held`: a file this user cannot write as it is, one it can under a read lease, a script or
+//! a file that cannot be leased as a sealed copy in memory). The parent's check (`release`) decides
 //! whether the secret is released at all; this one makes sure it goes to that program.
 //!
 //! macOS has no exec by descriptor: there the program is checked and then run by its path, and
@@ -99,12 +101,12 @@ pub fn main(args: Vec<OsString>) -> ! {
         Ok(path) => path,
         Err(e) => refuse(format!("{program}: {e}")),
     };
-    let mut file = match std::fs::File::open(&path) {
+    let file = match std::fs::File::open(&path) {
         Ok(file) => file,
         Err(e) => refuse(format!("cannot open {}: {e}", path.display())),
     };
-    let sha = match sha256_of(&mut file) {
-        Ok(sha) => sha,
+    let (file, sha, held) = match hold_still(file) {
+        Ok(held) => held,
         Err(e) => refuse(format!("cannot read {}: {e}", path.display())),
     };
     if sha != expected {
@@ -113,6 +115,9 @@ pub fn main(args: Vec<OsString>) -> ! {
              {expected})",
             path.display()
         ));
+    }
+    if let Err(why) = held.still(&file) {
+        refuse(format!("{}: {why}", path.display()));
     }
     // The environment as the parent left it, less anything that loads foreign code.
     let env: Vec<CString> = std::env::vars_os()
@@ -128,6 +133,116 @@ pub fn main(args: Vec<OsString>) -> ! {
         argv.iter().filter_map(|a| CString::new(a.as_bytes().to_vec()).ok()).collect();
     let e = exec_file(file, &path, &argv, &env);
     refuse(format!("cannot run {}: {e}", path.display()))
+}
+
+/// How the bytes that were hashed are kept from changing until the exec.
+enum Held {
+    /// Nobody of this user can write the file (or there is no better way: macOS).
+    AsItIs,
+    /// A read lease on the file (Linux): a writer's open blocks until the lease goes, and with
+    /// its write access taken the exec then fails (ETXTBSY) rather than run changed bytes.
+    #[cfg(target_os = "linux")]
+    Leased,
+    /// A sealed copy in memory is what runs (Linux: a script, whose interpreter reads it again
+    /// after the exec, or a file that could not be leased).
+    #[cfg(target_os = "linux")]
+    Copied,
+}
+
+impl Held {
+    /// Whether the hashed bytes are still what the exec will run.
+    fn still(&self, file: &std::fs::File) -> Result<(), String> {
+        #[cfg(target_os = "linux")]
+        if let Held::Leased = self {
+            use std::os::fd::AsRawFd;
+            // SAFETY: fcntl(2) and signal(2) on a descriptor and a signal this process owns.
+            let lease = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLEASE) };
+            if lease != libc::F_RDLCK {
+                return Err("the file was opened for writing while it was checked".into());
+            }
+            // A lease broken from here on ends this process (SIGIO's default): fail closed.
+            unsafe { libc::signal(libc::SIGIO, libc::SIG_DFL) };
+        }
+        let _ = file;
+        Ok(())
+    }
+}
+
+/// Hash `file` and keep what was hashed from changing before it runs: the file to exec, its
+/// SHA-256, and how it is held.
+#[cfg(target_os = "linux")]
+fn hold_still(mut file: std::fs::File) -> std::io::Result<(std::fs::File, String, Held)> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{FileExt, MetadataExt};
+    let meta = file.metadata()?;
+    // SAFETY: geteuid(2) cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let writable = meta.uid() == me || meta.mode() & 0o022 != 0;
+    let mut start = [0u8; 2];
+    let is_script = file.read_at(&mut start, 0)? == 2 && start == *b"#!";
+    if !writable && !is_script {
+        let sha = sha256_of(&mut file)?;
+        return Ok((file, sha, Held::AsItIs));
+    }
+    if !is_script {
+        // SAFETY: a lease on our own descriptor; SIGIO (a lease break) ignored until the exec.
+        let leased = unsafe {
+            libc::signal(libc::SIGIO, libc::SIG_IGN);
+            libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0
+        };
+        if leased {
+            let sha = sha256_of(&mut file)?;
+            return Ok((file, sha, Held::Leased));
+        }
+    }
+    let (copy, sha) = sealed_copy(&mut file, meta.len())?;
+    Ok((copy, sha, Held::Copied))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn hold_still(mut file: std::fs::File) -> std::io::Result<(std::fs::File, String, Held)> {
+    let sha = sha256_of(&mut file)?;
+    Ok((file, sha, Held::AsItIs))
+}
+
+/// A copy of `file` in a sealed memfd (nothing can change it any more), hashed as it is made.
+#[cfg(target_os = "linux")]
+fn sealed_copy(file: &mut std::fs::File, len: u64) -> std::io::Result<(std::fs::File, String)> {
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    const MFD_EXEC: libc::c_uint = 0x10;
+    let name = c"paddock-pinned";
+    // Not close-on-exec: a script's interpreter opens it again as /dev/fd/N.
+    // SAFETY: memfd_create(2) with a valid name; MFD_EXEC is refused by kernels before 6.3.
+    let mut fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_ALLOW_SEALING | MFD_EXEC) };
+    if fd < 0 {
+        fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_ALLOW_SEALING) };
+    }
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just made and owned by nothing else.
+    let mut copy = unsafe { std::fs::File::from_raw_fd(fd) };
+    copy.set_len(len)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        copy.write_all(&buf[..n])?;
+    }
+    let written = std::io::Seek::stream_position(&mut copy)?;
+    copy.set_len(written)?;
+    let seals = libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE;
+    // SAFETY: fcntl(2) on our own memfd.
+    if unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let sha = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok((copy, sha))
 }
 
 trait IntoVecBytes {
@@ -151,12 +266,19 @@ fn exec_file(
 ) -> std::io::Error {
     use std::os::fd::IntoRawFd;
     let fd = file.into_raw_fd();
-    // A script run through its descriptor is read by its interpreter from /dev/fd/N: that
-    // descriptor must stay open across the exec. (A binary keeps it open too, harmlessly.)
+    // A script run through its descriptor (a sealed copy) is read by its interpreter from
+    // /dev/fd/N: that descriptor stays open across the exec. A binary's descriptor closes with
+    // the exec, after the kernel took the file's write access away (and with it any lease).
+    let keep_open = {
+        let mut start = [0u8; 2];
+        // SAFETY: pread(2) into a local buffer.
+        unsafe { libc::pread(fd, start.as_mut_ptr().cast(), 2, 0) == 2 && start == *b"#!" }
+    };
     // SAFETY: fcntl on a descriptor this process owns.
     unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFD);
-        libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC);
+        let flags = if keep_open { flags & !libc::FD_CLOEXEC } else { flags | libc::FD_CLOEXEC };
+        libc::fcntl(fd, libc::F_SETFD, flags);
     }
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());

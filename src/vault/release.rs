@@ -119,7 +119,12 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
                 released.withheld.push((secret.name.clone(), why));
             }
             None => {
-                released.records.push(record(&secret.name, Event::Released, None));
+                // A pinned one goes through the pane's exec step, which runs the program only
+                // while it is this file: said in the record, since a refusal there comes later.
+                let how = secret.pin.as_ref().and(released.pinned_sha256.as_ref()).map(|sha| {
+                    format!("to the exec step, which runs only a file with sha256 {sha}")
+                });
+                released.records.push(record(&secret.name, Event::Released, how));
                 released.names.push(secret.name.clone());
                 released.env.push((secret.env.clone(), value));
             }

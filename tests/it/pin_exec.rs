@@ -51,6 +51,17 @@ fn the_approved_file_runs_without_code_loading_variables() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "ran preload=none node=none key=kept\n");
 
+    // A binary of this user's own runs under a read lease.
+    let binary = dir.join("true");
+    std::fs::copy("/bin/true", &binary).expect("copy /bin/true");
+    let bytes = std::fs::read(&binary).expect("read");
+    let binary_sha: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let out = Command::new(PADDOCK)
+        .args([VERB, &binary_sha, "--", binary.to_str().expect("path")])
+        .output()
+        .expect("pin-exec");
+    assert!(out.status.success(), "{out:?}");
+
     // A changed file is not the approved one.
     program(&good, "echo changed");
     let out = Command::new(PADDOCK)
@@ -136,5 +147,52 @@ fn inside_a_lock_the_approved_file_runs() {
         .expect("sandbox run");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "locked ran preload=none\n");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The approved file itself is rewritten in place (open, write, close) as fast as it can be,
+/// between the other program and the approved one, while the exec step runs it again and
+/// again: a script's interpreter reads it after the exec, so the check must hold what runs.
+#[test]
+fn a_file_rewritten_in_place_never_runs_the_other_bytes() {
+    use std::os::unix::fs::FileExt;
+    let dir = folder("rewrite");
+    let agent = dir.join("agent");
+    let evil_text = "#!/bin/sh\necho evil\n";
+    let sha = program(&agent, "echo good");
+    let good_text = std::fs::read_to_string(&agent).expect("good");
+    assert_eq!(good_text.len(), evil_text.len());
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, agent) = (stop.clone(), agent.clone());
+        std::thread::spawn(move || {
+            let mut writes = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let text = if writes % 2 == 0 { evil_text } else { good_text.as_str() };
+                // ETXTBSY while a copy runs is fine: the next round tries again.
+                if let Ok(file) = std::fs::OpenOptions::new().write(true).open(&agent) {
+                    let _ = file.write_at(text.as_bytes(), 0);
+                }
+                writes += 1;
+            }
+            writes
+        })
+    };
+    let (mut ran, mut refused) = (0, 0);
+    for _ in 0..300 {
+        let out = Command::new(PADDOCK)
+            .args([VERB, &sha, "--", agent.to_str().expect("path")])
+            .output()
+            .expect("pin-exec");
+        match (out.status.code(), text(&out.stdout).as_str()) {
+            (Some(0), "good\n") => ran += 1,
+            (Some(126), "") => refused += 1,
+            other => panic!("other bytes ran, or something else happened: {other:?} {out:?}"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let writes = writer.join().expect("writer");
+    assert!(writes > 300, "the file was rewritten only {writes} times");
+    assert!(ran > 0 && refused > 0, "ran {ran}, refused {refused}");
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -79,6 +79,11 @@ fn fork_and_stand_by(leftover: Option<&std::path::Path>) -> Result<(), String> {
         unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
         return Ok(());
     }
+    // This process stays outside the lock holding the pane's environment, released secrets
+    // included: no other process of the user may read its memory or environment (the child
+    // forked before this, so the lock's own /proc files stay the user's to write).
+    // SAFETY: prctl(2) with valid arguments.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
     stand_by(child, leftover)
 }
 
