@@ -192,7 +192,7 @@ fn paddock_parse(bytes: &[u8]) -> Terminal {
 
 /// Five secrets a thread might be given, none of which the streams hold: the masking cost every
 /// byte of a pane with secrets pays.
-fn five_secrets() -> Vec<zeroize::Zeroizing<Vec<u8>>> {
+fn five_secrets() -> Vec<paddock::vault::SecretBytes> {
     [
         "sk-ant-api03-Zq3vR8xYt2LmN0pQwErTyUiOpAsDfGhJkL",
         "ghp_4f8Kq2LmNx9Pz7RtYw3VbC6DhJ1sG5aE0uIo",
@@ -201,7 +201,7 @@ fn five_secrets() -> Vec<zeroize::Zeroizing<Vec<u8>>> {
         "postgres://app:s3cr3t-p4ss@db.internal:5432/app",
     ]
     .iter()
-    .map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec()))
+    .map(|v| paddock::vault::SecretBytes::new(v.as_bytes()))
     .collect()
 }
 

@@ -203,22 +203,45 @@ fn notify(state: &mut State, title: Option<String>, body: String) {
     state.outbox.event(TermEvent::Notification { title, body });
 }
 
-/// OSC 99 (kitty): `99;metadata;payload`; `p=title` metadata marks the payload as the title.
+/// OSC 99 (kitty): `99;metadata;payload`. Metadata: `p=title` (or `body`) says which part the
+/// payload is, `e=1` that it is base64, `d=0` that more chunks follow (with the same `i=`): a
+/// notification is raised, and checked, whole, once its last chunk arrived.
 fn notify_kitty(state: &mut State, args: &[&[u8]]) {
     let metadata = args.first().map(|m| String::from_utf8_lossy(m).into_owned());
+    let meta = |key: &str| {
+        metadata.as_deref().and_then(|m| {
+            m.split(':').find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=').map(str::to_owned))
+        })
+    };
     let mut payload = joined(args.get(1..).unwrap_or_default());
-    // `e=1`: the payload is base64; what a notification shows (and what is checked) is the
-    // decoded text.
-    if metadata.as_deref().is_some_and(|m| m.split(':').any(|kv| kv == "e=1")) {
+    // What a notification shows (and what is checked) is the decoded text.
+    if meta("e").as_deref() == Some("1") {
         let raw = joined_raw(args.get(1..).unwrap_or_default());
         payload = decode_base64(raw.as_bytes()).map(|d| text(&d)).unwrap_or_default();
     }
-    let is_title = metadata.as_deref().is_some_and(|m| m.split(':').any(|kv| kv == "p=title"));
-    if is_title {
-        notify(state, Some(payload), String::new());
-    } else {
-        notify(state, None, payload);
+    let id = meta("i");
+    let mut pending = match state.kitty_notification.take() {
+        Some(pending) if pending.id == id => pending,
+        _ => KittyNotification { id, ..Default::default() },
+    };
+    let part =
+        if meta("p").as_deref() == Some("title") { &mut pending.title } else { &mut pending.body };
+    let room = MAX_TEXT.saturating_sub(part.chars().count());
+    part.extend(payload.chars().take(room));
+    if meta("d").as_deref() == Some("0") {
+        state.kitty_notification = Some(pending);
+        return;
     }
+    let title = Some(pending.title).filter(|t| !t.is_empty());
+    notify(state, title, pending.body);
+}
+
+/// An OSC 99 notification whose chunks are still arriving.
+#[derive(Debug, Default)]
+pub struct KittyNotification {
+    id: Option<String>,
+    title: String,
+    body: String,
 }
 
 fn prompt_mark(state: &mut State, args: &[&[u8]]) {

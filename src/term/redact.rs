@@ -19,6 +19,7 @@ use super::cell::Cell;
 use super::modes::Modes;
 use super::row::Row;
 use super::state::State;
+use unicode_width::UnicodeWidthChar;
 
 /// What finds values in text. The pane's vault side implements it; the model only asks.
 pub trait Redactor: Send {
@@ -282,17 +283,36 @@ impl State {
         }
     }
 
-    /// Star the values in `text` (decoded: a title, a notification, a path).
+    /// Star the values in `text` (decoded: a title, a notification, a path), as it shows:
+    /// characters of no width (combining marks, joiners, variation selectors, format
+    /// characters) do not hide a value, and are starred with it.
     pub(super) fn redact_text(&mut self, text: String) -> String {
         let Some(redaction) = self.redaction.as_mut() else { return text };
+        // The shown text, and for each of its bytes where its character starts in `text`.
+        let mut shown = Vec::with_capacity(text.len());
+        let mut from = Vec::with_capacity(text.len());
+        let mut utf8 = [0u8; 4];
+        for (at, c) in text.char_indices() {
+            if !c.is_ascii() && (c.width() == Some(0) || c == '\u{ad}') {
+                continue;
+            }
+            for &byte in c.encode_utf8(&mut utf8).as_bytes() {
+                shown.push(byte);
+                from.push(at);
+            }
+        }
         let mut found = Vec::new();
-        redaction.redactor.find(text.as_bytes(), &mut found);
+        redaction.redactor.find(&shown, &mut found);
+        shown.fill(0);
         if found.is_empty() {
             return text;
         }
         let mut bytes = text.into_bytes();
         for range in found {
-            bytes[range].fill(b'*');
+            let start = from[range.start];
+            // Through the end of the last character, and the no-width ones after it.
+            let end = from.get(range.end).copied().unwrap_or(bytes.len());
+            bytes[start..end].fill(b'*');
         }
         String::from_utf8_lossy(&bytes).into_owned()
     }

@@ -77,6 +77,8 @@ pub struct State {
     pub last_printed: Option<char>,
     /// The OSC string being parsed was cut for length: its dispatch is to be ignored.
     pub discard_next_osc: bool,
+    /// An OSC 99 notification sent in chunks, until its last one.
+    pub kitty_notification: Option<super::osc::KittyNotification>,
     /// For a pane with secrets: what finds them in the model (`redact.rs`).
     pub(super) redaction: Option<super::redact::Redaction>,
 }
@@ -101,6 +103,7 @@ impl State {
             colors: ColorOverrides::default(),
             last_printed: None,
             discard_next_osc: false,
+            kitty_notification: None,
             redaction: None,
         }
     }

@@ -8,6 +8,7 @@
 //! paddock's state folder holds the names it knows and the approvals, never a value.
 
 pub mod audit;
+mod locked;
 pub mod mask;
 pub mod pin;
 #[cfg(unix)]
@@ -223,7 +224,7 @@ mod tests {
         vault.set("anthropic-key", b"sk-2").expect("set");
         assert_eq!(vault.known_names(), ["anthropic-key", "openai"]);
         assert_eq!(
-            vault.get("openai").expect("get").as_deref().map(Vec::as_slice),
+            vault.get("openai").expect("get").as_ref().map(SecretBytes::as_slice),
             Some(&b"sk-1"[..])
         );
         let on_disk = std::fs::read_to_string(state.join(NAMES_FILE)).expect("names file");

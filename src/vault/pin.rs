@@ -17,7 +17,8 @@ const APPROVALS_FILE: &str = "approvals.json";
 /// Variables that make a program load or run code it was not started with: a dynamic loader's
 /// preloads and search paths, a shell's startup files, an interpreter's options and module
 /// paths. A pinned release removes every one of them from the pane's environment.
-const LOADER_PREFIXES: &[&str] = &["LD_", "DYLD_", "PYTHON", "GIT_CONFIG", "BASH_FUNC_"];
+const LOADER_PREFIXES: &[&str] =
+    &["LD_", "DYLD_", "PYTHON", "GIT_CONFIG", "GIT_TRACE", "BASH_FUNC_", "OPENSSL_"];
 const LOADER_NAMES: &[&str] = &[
     "BASH_ENV",
     "ENV",
@@ -50,6 +51,23 @@ const LOADER_NAMES: &[&str] = &[
     "GIT_EXTERNAL_DIFF",
     "GIT_TEMPLATE_DIR",
     "SSLKEYLOGFILE",
+    "GIT_PROXY_COMMAND",
+    "GIT_SSL_NO_VERIFY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "SSH_ASKPASS",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PS0",
+    "BASH_LOADABLES_PATH",
+    "PERL5DB",
+    "TCLLIBPATH",
+    "NODE_V8_COVERAGE",
+    "NODE_TLS_REJECT_UNAUTHORIZED",
+    "npm_config_script_shell",
+    "NPM_CONFIG_SCRIPT_SHELL",
+    "VIMINIT",
+    "EXINIT",
+    "RUSTC_WRAPPER",
     "NODE_REPL_EXTERNAL_MODULE",
     "CDPATH",
     "GLOBIGNORE",

@@ -8,10 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use keyring_core::{CredentialStore, Entry, Error as KeyringError};
 use thiserror::Error;
-use zeroize::Zeroizing;
 
-/// A secret's value, wiped from memory when dropped.
-pub type SecretBytes = Zeroizing<Vec<u8>>;
+pub use super::locked::SecretBytes;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum StoreError {
@@ -67,7 +65,7 @@ impl SecretStore for KeychainStore {
 
     fn get(&self, service: &str, name: &str) -> Result<Option<SecretBytes>, StoreError> {
         match self.entry(service, name)?.get_secret() {
-            Ok(value) => Ok(Some(Zeroizing::new(value))),
+            Ok(value) => Ok(Some(SecretBytes::from_vec(value))),
             Err(KeyringError::NoEntry) => Ok(None),
             Err(e) => Err(store_error(e)),
         }
@@ -118,7 +116,7 @@ impl SecretStore for MemoryStore {
 
     fn set(&self, service: &str, name: &str, value: &[u8]) -> Result<(), StoreError> {
         let key = (service.to_owned(), name.to_owned());
-        self.values().insert(key, Zeroizing::new(value.to_vec()));
+        self.values().insert(key, SecretBytes::new(value));
         Ok(())
     }
 
@@ -211,12 +209,12 @@ mod tests {
         store.set("s", "a", b"one").expect("set");
         store.set("t", "a", b"other service").expect("set");
         assert_eq!(
-            store.get("s", "a").expect("get").as_deref().map(Vec::as_slice),
+            store.get("s", "a").expect("get").as_ref().map(SecretBytes::as_slice),
             Some(&b"one"[..])
         );
         store.set("s", "a", b"two").expect("replace");
         assert_eq!(
-            store.get("s", "a").expect("get").as_deref().map(Vec::as_slice),
+            store.get("s", "a").expect("get").as_ref().map(SecretBytes::as_slice),
             Some(&b"two"[..])
         );
         assert_eq!(store.delete("s", "a"), Ok(true));

@@ -247,7 +247,7 @@ fn a_lock_that_cannot_hold_refuses_to_run_the_program() {
 /// the pane's notice comes first; the counts say how often each was masked.
 #[test]
 fn secrets_reach_the_environment_and_never_the_screen() {
-    let value = |v: &str| zeroize::Zeroizing::new(v.as_bytes().to_vec());
+    let value = |v: &str| paddock::vault::SecretBytes::new(v.as_bytes());
     let script = "printf 'a=%s\\n' \"$API_KEY\"; printf 'b=%s\\n' \"$DB_PASS\"; \
                   printf 'split=sk-\\033[31mlive\\033[0m-99\\n'; \
                   if [ \"$API_KEY\" = sk-live-99 ]; then echo env-ok; fi; echo done";

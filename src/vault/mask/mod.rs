@@ -80,7 +80,7 @@ impl Masker {
                     }
                     crlf.push(byte);
                 }
-                patterns.push(crlf);
+                patterns.push(SecretBytes::new(&crlf));
                 owner.push(index);
             }
         }

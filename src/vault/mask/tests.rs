@@ -1,9 +1,7 @@
-use zeroize::Zeroizing;
-
 use super::Masker;
 
 fn masker(values: &[&str]) -> Masker {
-    let values = values.iter().map(|v| Zeroizing::new(v.as_bytes().to_vec())).collect();
+    let values = values.iter().map(|v| crate::vault::SecretBytes::new(v.as_bytes())).collect();
     Masker::new(values).expect("values to mask")
 }
 
@@ -121,7 +119,7 @@ fn text_without_values_passes_unchanged() {
 
 #[test]
 fn nothing_to_mask_makes_no_masker() {
-    assert!(Masker::new(vec![Zeroizing::new(Vec::new())]).is_none());
+    assert!(Masker::new(vec![crate::vault::SecretBytes::new(b"")]).is_none());
     assert!(Masker::new(Vec::new()).is_none());
 }
 
@@ -243,7 +241,7 @@ mod properties {
             let values = ["SECRET", "RETx", "ab\ncd"];
             let input: Vec<u8> = picks.iter().flat_map(|&i| DRAWING[i].iter().copied()).collect();
             let secrets: Vec<_> =
-                values.iter().map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec())).collect();
+                values.iter().map(|v| crate::vault::SecretBytes::new(v.as_bytes())).collect();
             let counts: Arc<[AtomicU64]> = values.iter().map(|_| AtomicU64::new(0)).collect();
             let mut term = Terminal::new(TermSize::new(cols, 4), TermConfig { scrollback_lines: 50 });
             let redactor = super::super::ScreenRedactor::new(&secrets, counts).expect("redactor");
