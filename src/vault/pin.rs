@@ -171,18 +171,22 @@ impl Approvals {
 /// The canonical path and hash of the program file at `path`.
 pub fn fingerprint(path: &Path) -> std::io::Result<Fingerprint> {
     let path = std::fs::canonicalize(path)?;
-    let mut file = std::fs::File::open(&path)?;
+    let sha256 = sha256_of(&mut std::fs::File::open(&path)?)?;
+    Ok(Fingerprint { path, sha256 })
+}
+
+/// SHA-256 of everything `reader` gives, in lowercase hex.
+pub fn sha256_of(reader: &mut impl Read) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        let n = file.read(&mut buf)?;
+        let n = reader.read(&mut buf)?;
         if n == 0 {
             break;
         }
         hasher.update(&buf[..n]);
     }
-    let sha256 = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Ok(Fingerprint { path, sha256 })
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Where `program` is: a path (relative to `cwd`) when it has a `/`, else the first executable
@@ -204,7 +208,7 @@ pub fn find_program(
     std::env::split_paths(path_var).map(|dir| dir.join(program)).find(|p| is_executable(p))
 }
 
-fn is_executable(path: &Path) -> bool {
+pub(super) fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

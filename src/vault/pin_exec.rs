@@ -12,13 +12,10 @@
 //! a swap in between is not caught (the README says so).
 
 use std::ffi::{CString, OsStr, OsString};
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-use super::pin::is_loader_variable;
+use super::pin::{is_executable, is_loader_variable, sha256_of};
 
 /// The first argument that makes paddock this exec step.
 pub const PIN_EXEC_VERB: &str = "__pin-exec";
@@ -62,25 +59,6 @@ pub fn find(program: &str, cwd: &Path, path_var: Option<&OsStr>) -> Result<PathB
         .map(|dir| dir.join(program))
         .find(|p| is_executable(p))
         .ok_or(FindError::NotFound)
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// SHA-256 of everything `reader` gives, in lowercase hex.
-pub fn sha256_of(reader: &mut impl Read) -> std::io::Result<String> {
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = reader.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// `paddock __pin-exec SHA256 -- PROGRAM ARGS…`: check and run, or say why not and exit 126.
@@ -208,7 +186,8 @@ fn hold_still(mut file: std::fs::File) -> std::io::Result<(std::fs::File, String
 /// A copy of `file` in a sealed memfd (nothing can change it any more), hashed as it is made.
 #[cfg(target_os = "linux")]
 fn sealed_copy(file: &mut std::fs::File, len: u64) -> std::io::Result<(std::fs::File, String)> {
-    use std::io::Write;
+    use sha2::{Digest, Sha256};
+    use std::io::{Read, Write};
     use std::os::fd::{AsRawFd, FromRawFd};
     const MFD_EXEC: libc::c_uint = 0x10;
     let name = c"paddock-pinned";

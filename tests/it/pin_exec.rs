@@ -32,6 +32,24 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Run `program` through the exec step 300 times while something races it: how often it ran
+/// the approved bytes and how often it refused; anything else fails the test.
+fn run_racing(sha: &str, program: &Path) -> (u32, u32) {
+    let (mut ran, mut refused) = (0, 0);
+    for _ in 0..300 {
+        let out = Command::new(PADDOCK)
+            .args([VERB, sha, "--", program.to_str().expect("path")])
+            .output()
+            .expect("pin-exec");
+        match (out.status.code(), text(&out.stdout).as_str()) {
+            (Some(0), "good\n") => ran += 1,
+            (Some(126), "") => refused += 1,
+            other => panic!("other bytes ran, or something else happened: {other:?} {out:?}"),
+        }
+    }
+    (ran, refused)
+}
+
 #[test]
 fn the_approved_file_runs_without_code_loading_variables() {
     let dir = folder("env");
@@ -110,18 +128,7 @@ fn a_swap_after_the_check_never_runs_another_file() {
             flips
         })
     };
-    let (mut ran, mut refused) = (0, 0);
-    for _ in 0..300 {
-        let out = Command::new(PADDOCK)
-            .args([VERB, &sha, "--", link.to_str().expect("path")])
-            .output()
-            .expect("pin-exec");
-        match (out.status.code(), text(&out.stdout).as_str()) {
-            (Some(0), "good\n") => ran += 1,
-            (Some(126), "") => refused += 1,
-            other => panic!("another file ran, or something else happened: {other:?} {out:?}"),
-        }
-    }
+    let (ran, refused) = run_racing(&sha, &link);
     stop.store(true, Ordering::Relaxed);
     let flips = flipper.join().expect("flipper");
     assert!(flips > 300, "the link flipped only {flips} times");
@@ -178,18 +185,7 @@ fn a_file_rewritten_in_place_never_runs_the_other_bytes() {
             writes
         })
     };
-    let (mut ran, mut refused) = (0, 0);
-    for _ in 0..300 {
-        let out = Command::new(PADDOCK)
-            .args([VERB, &sha, "--", agent.to_str().expect("path")])
-            .output()
-            .expect("pin-exec");
-        match (out.status.code(), text(&out.stdout).as_str()) {
-            (Some(0), "good\n") => ran += 1,
-            (Some(126), "") => refused += 1,
-            other => panic!("other bytes ran, or something else happened: {other:?} {out:?}"),
-        }
-    }
+    let (ran, refused) = run_racing(&sha, &agent);
     stop.store(true, Ordering::Relaxed);
     let writes = writer.join().expect("writer");
     assert!(writes > 300, "the file was rewritten only {writes} times");
