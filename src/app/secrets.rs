@@ -9,6 +9,7 @@ use crate::config::ThreadSpec;
 use crate::mux::PaneId;
 use crate::pty::MaskCounts;
 use crate::vault::audit::{utc_now, AuditLog, Event, Record};
+pub use crate::vault::release::Changed;
 use crate::vault::release::{release, Request};
 use crate::vault::{SecretBytes, Vault};
 
@@ -24,6 +25,9 @@ pub struct Granted {
     pub records: Vec<Record>,
     /// A pinned secret was released: the approved program's SHA-256, for the exec step.
     pub pinned_sha256: Option<String>,
+    /// Pinned secrets withheld because their program changed: for the window to offer
+    /// approving it again.
+    pub changed: Vec<Changed>,
 }
 
 /// Record how a pane that was given secrets started: `released` for each when it did, `failed`
@@ -85,6 +89,7 @@ pub fn grant(
         notice,
         records: released.records,
         pinned_sha256: released.pinned_sha256,
+        changed: released.changed,
     })
 }
 

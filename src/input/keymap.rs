@@ -30,6 +30,7 @@ pub enum Action {
     RestartThread,
     AllowClipboard,
     AllowHost,
+    ApproveProgram,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -97,6 +98,12 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
         "allow_host",
         "Ctrl+Shift+N",
         "let the host the focused pane's network allow-list last refused through, for that pane until it closes",
+    ),
+    (
+        Action::ApproveProgram,
+        "approve_program",
+        "Ctrl+Shift+P",
+        "approve again the pinned program the focused pane's secret was withheld from because it changed (the title strip shows both fingerprints), then restart the pane",
     ),
 ];
 

@@ -123,6 +123,8 @@ pub enum Verdict {
     /// Approved once, and the file has changed since.
     Changed {
         approved_at: String,
+        /// The SHA-256 that was approved.
+        approved_sha256: String,
     },
 }
 
@@ -162,7 +164,10 @@ impl Approvals {
             self.approvals.iter().find(|a| a.secret == secret && a.program == program.path);
         match on_record {
             Some(a) if a.sha256 == program.sha256 => Verdict::Approved,
-            Some(a) => Verdict::Changed { approved_at: a.approved_at.clone() },
+            Some(a) => Verdict::Changed {
+                approved_at: a.approved_at.clone(),
+                approved_sha256: a.sha256.clone(),
+            },
             None => Verdict::NotApproved,
         }
     }
@@ -277,7 +282,10 @@ mod tests {
         assert_eq!(approvals.verdict("other", &before), Verdict::NotApproved);
         std::fs::write(&tool, b"#!/bin/sh\necho two\n").expect("tool changes");
         let after = fingerprint(&tool).expect("fingerprint");
-        assert_eq!(approvals.verdict("k", &after), Verdict::Changed { approved_at: "t0".into() });
+        assert_eq!(
+            approvals.verdict("k", &after),
+            Verdict::Changed { approved_at: "t0".into(), approved_sha256: before.sha256.clone() }
+        );
         assert_eq!(approvals.forget("k").verdict("k", &before), Verdict::NotApproved);
         let _ = std::fs::remove_dir_all(&dir);
     }

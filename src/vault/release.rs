@@ -33,6 +33,9 @@ pub struct Released {
     pub withheld: Vec<(String, String)>,
     /// The `released` records, to append once the program has started (`Failed` otherwise).
     pub records: Vec<Record>,
+    /// Pinned secrets withheld because their program changed since it was approved: what a
+    /// person may approve again (the window offers it).
+    pub changed: Vec<Changed>,
     /// When a pinned secret was released: the SHA-256 of the approved program, which the
     /// pane's exec step (`pin_exec`) checks again on the file it runs.
     pub pinned_sha256: Option<String>,
@@ -59,6 +62,17 @@ fn missing(names: &[String]) -> String {
             names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
         ),
     }
+}
+
+/// A pinned program that changed since its approval, as the window shows it for approving
+/// again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Changed {
+    pub secret: String,
+    pub path: std::path::PathBuf,
+    pub approved_sha256: String,
+    pub sha256: String,
+    pub approved_at: String,
 }
 
 /// Fetch and decide; audit each decision (a release that cannot be audited does not happen).
@@ -103,7 +117,12 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
                     ));
                 }
             }
-            check_pinned(pin, &secret.name, argv0, program.as_deref(), &approvals)
+            check_pinned(pin, &secret.name, argv0, program.as_deref(), &approvals).map_err(
+                |(why, changed)| {
+                    released.changed.extend(changed.map(|c| *c));
+                    why
+                },
+            )
         });
         let refusal = match check {
             Some(Ok(sha256)) => {
@@ -138,30 +157,45 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
 }
 
 /// Whether a secret pinned to `pin` may go to this program: the approved file's SHA-256, or
-/// why not.
+/// why not (and, when the approved file changed, what could be approved again).
 fn check_pinned(
     pin: &str,
     name: &str,
     argv0: &str,
     program: Option<&Path>,
     approvals: &Approvals,
-) -> Result<String, String> {
+) -> Result<String, (String, Option<Box<Changed>>)> {
     let Some(program) = program.filter(|found| pin::pin_names(pin, argv0, found)) else {
-        return Err(format!("pinned to {pin}; this pane runs {argv0}"));
+        return Err((format!("pinned to {pin}; this pane runs {argv0}"), None));
     };
     let fingerprint = match pin::fingerprint(program) {
         Ok(fingerprint) => fingerprint,
-        Err(e) => return Err(format!("pinned to {pin}; cannot read {}: {e}", program.display())),
+        Err(e) => {
+            return Err((format!("pinned to {pin}; cannot read {}: {e}", program.display()), None))
+        }
     };
     let path = fingerprint.path.display();
     match approvals.verdict(name, &fingerprint) {
         Verdict::Approved => Ok(fingerprint.sha256.clone()),
-        Verdict::NotApproved => Err(format!(
-            "pinned to {pin}; {path} is not approved for it yet: `paddock vault approve {name} {path}`"
+        Verdict::NotApproved => Err((
+            format!(
+                "pinned to {pin}; {path} is not approved for it yet: `paddock vault approve \
+                 {name} {path}`"
+            ),
+            None,
         )),
-        Verdict::Changed { approved_at } => Err(format!(
-            "pinned to {pin}; {path} has changed since it was approved ({approved_at}): check \
-             it, then `paddock vault approve {name} {path}`"
+        Verdict::Changed { approved_at, approved_sha256 } => Err((
+            format!(
+                "pinned to {pin}; {path} has changed since it was approved ({approved_at}): \
+                 check it, then `paddock vault approve {name} {path}`"
+            ),
+            Some(Box::new(Changed {
+                secret: name.to_owned(),
+                path: fingerprint.path.clone(),
+                approved_sha256,
+                sha256: fingerprint.sha256.clone(),
+                approved_at,
+            })),
         )),
     }
 }
@@ -237,6 +271,29 @@ mod tests {
         assert_eq!(
             events,
             [(Event::Withheld, "pinned".into()), (Event::Withheld, "pinned".into())]
+        );
+
+        // The approved file changes (an agent updated itself): withheld, with both fingerprints
+        // for the window to offer approving it again.
+        let tool = state.join("tool");
+        std::fs::write(&tool, b"#!/bin/sh\necho one\n").expect("tool");
+        let old = pin::fingerprint(&tool).expect("fingerprint");
+        Approvals::load(&state).approve("pinned", &old, "t0".into()).save(&state).expect("save");
+        let secrets_tool = self::secrets(tool.to_str().expect("path"));
+        let argv = vec![tool.display().to_string()];
+        std::fs::write(&tool, b"#!/bin/sh\necho two\n").expect("tool changes");
+        let out = release(&vault, &request(&secrets_tool, &argv)).expect("release");
+        assert_eq!(out.names, ["open"]);
+        let new = pin::fingerprint(&tool).expect("fingerprint");
+        assert_eq!(
+            out.changed,
+            [Changed {
+                secret: "pinned".into(),
+                path: new.path.clone(),
+                approved_sha256: old.sha256.clone(),
+                sha256: new.sha256.clone(),
+                approved_at: "t0".into(),
+            }]
         );
 
         // A PATH with a relative entry finds a different file from a different folder.

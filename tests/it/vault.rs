@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use crate::headless::{text, Runtime};
 
 const SECRET_SERVICE: &str = "secret-service";
-const KEYUTILS: &str = "keyutils";
+pub(crate) const KEYUTILS: &str = "keyutils";
 
 /// `sh -c` inside the private bus: start gnome-keyring unlocked, then run the test binary.
 const UNLOCKED_KEYRING: &str =
@@ -20,7 +20,7 @@ const UNLOCKED_KEYRING: &str =
 
 /// When not already inside a private `keychain` session: run test `name` again inside one, check
 /// that it ran and passed, and return true (the caller is then done).
-fn rerun_inside(keychain: &str, name: &str) -> bool {
+pub(crate) fn rerun_inside(keychain: &str, name: &str) -> bool {
     if std::env::var_os("PADDOCK_TEST_KEYCHAIN").is_some() {
         return false;
     }

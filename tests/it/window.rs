@@ -578,3 +578,76 @@ fn a_locked_panes_clipboard_writes_are_refused_or_held_for_the_user() {
     assert_eq!(lock_of_new_tab(), Some(serde_json::json!("locked")));
     app.stop();
 }
+
+/// An agent updated itself: its pinned secret is withheld and the pane's title strip offers
+/// approving the new file; Ctrl+Shift+P in the window approves it (only as shown) and restarts
+/// the pane, which then gets the secret.
+#[test]
+fn a_changed_pinned_program_is_approved_again_from_the_window() {
+    if crate::vault::rerun_inside(
+        crate::vault::KEYUTILS,
+        "window::a_changed_pinned_program_is_approved_again_from_the_window",
+    ) {
+        return;
+    }
+    let (runtime, config) = config_file("reapprove");
+    let tool = runtime.join("tool");
+    let write_tool = |extra: &str| {
+        let body = format!("#!/bin/sh\n{extra}\nprintf 'tool k=%s\\n' \"$K\"\nexec sleep 60\n");
+        std::fs::write(&tool, body).expect("tool");
+        std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+    };
+    write_tool("# one");
+    let tool_path = tool.display().to_string();
+    let value = "v4lue-ReApprove-91";
+    let mut set = Command::new(PADDOCK)
+        .args(["vault", "set", "k"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("vault set");
+    std::io::Write::write_all(&mut set.stdin.take().expect("stdin"), value.as_bytes())
+        .expect("value");
+    assert!(set.wait().expect("vault set").success());
+    // Approved at a terminal, then the file changes (as an agent's update changes it).
+    let approve = format!("'{PADDOCK}' vault approve k '{tool_path}'");
+    let mut script = Command::new("script")
+        .args(["-qec", &approve, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("script");
+    std::io::Write::write_all(&mut script.stdin.take().expect("stdin"), b"k\n").expect("typed");
+    let approved = script.wait_with_output().expect("approve");
+    assert!(approved.status.success(), "{}", String::from_utf8_lossy(&approved.stdout));
+    write_tool("# two");
+    std::fs::write(
+        &config,
+        format!(
+            "(threads: [(name: \"tool\", command: [\"{tool_path}\"], \
+             secrets: [(name: \"k\", env: \"K\", pin: \"{tool_path}\")])])"
+        ),
+    )
+    .expect("config");
+
+    let x = Xvfb::start();
+    let app = Windowed::start_with(&x, "reapprove", &[]);
+    wait_for("the secret withheld from the changed program", || {
+        let screen = app.screen().replace('\n', " ");
+        screen.contains("has changed since it was approved") && screen.contains("tool k=")
+    });
+    assert!(!app.screen().contains(value));
+    xdotool(&x, &["windowfocus", "--sync", &app.window]);
+    xdotool(&x, &["key", "ctrl+shift+p"]);
+    let stars = "*".repeat(value.len());
+    wait_for("the pane restarted with the secret", || {
+        app.screen().contains(&format!("tool k={stars}"))
+    });
+    let state = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from).expect("state home");
+    let approvals =
+        std::fs::read_to_string(state.join("paddock/approvals.json")).expect("approvals");
+    let now = paddock::vault::pin::fingerprint(&tool).expect("fingerprint");
+    assert!(approvals.contains(&now.sha256), "{approvals}");
+    app.stop();
+}

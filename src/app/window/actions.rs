@@ -99,6 +99,18 @@ impl WindowApp {
                     eprintln!("paddock: {host} allowed for this pane until it closes");
                 }
             }
+            Action::ApproveProgram => {
+                if let Some(pane) = focused {
+                    match self.server.workspace_mut().approve_changed_program(pane) {
+                        Ok(done) => {
+                            eprintln!("paddock: {done}");
+                            self.views.remove(&pane);
+                            self.server.restart_pane(pane);
+                        }
+                        Err(why) => eprintln!("paddock: {why}"),
+                    }
+                }
+            }
             Action::RestartThread => {
                 if let Some(pane) = focused {
                     // The old screen goes with the old program.

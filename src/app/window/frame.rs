@@ -79,6 +79,7 @@ pub struct FrameContext<'a> {
     pub allow_clipboard_chord: Option<Chord>,
     /// The chord that lets a pane's last refused host through, to name on its strip.
     pub allow_host_chord: Option<Chord>,
+    pub approve_chord: Option<Chord>,
     pub theme: &'a Theme,
     pub software: bool,
     pub views: &'a HashMap<PaneId, PaneView>,
@@ -349,6 +350,23 @@ fn title_strip(
                 };
                 Some(match cx.restart_chord {
                     Some(chord) => format!("{what}: {chord} restarts"),
+                    None => what,
+                })
+            }
+            0 if let Some(changed) = workspace.changed_program(pane) => {
+                // A pinned program that changed: both fingerprints, so a person can compare
+                // them with the new release's before approving.
+                let short = |sha: &str| sha.get(..12).unwrap_or(sha).to_owned();
+                // The file's name: the strip is short (the pane's first line has the path).
+                let name = changed.path.file_name().map(|n| n.to_string_lossy().into_owned());
+                let name = crate::sandbox::visible(&name.unwrap_or_default());
+                let what = format!(
+                    "{name} CHANGED {} \u{2192} {}",
+                    short(&changed.approved_sha256),
+                    short(&changed.sha256)
+                );
+                Some(match cx.approve_chord {
+                    Some(chord) => format!("{what}: {chord} approves"),
                     None => what,
                 })
             }

@@ -239,6 +239,7 @@ impl WindowApp {
             restart_chord: self.config.keys.chord_of(crate::input::Action::RestartThread),
             allow_clipboard_chord: self.config.keys.chord_of(crate::input::Action::AllowClipboard),
             allow_host_chord: self.config.keys.chord_of(crate::input::Action::AllowHost),
+            approve_chord: self.config.keys.chord_of(crate::input::Action::ApproveProgram),
             theme: surface.theme(),
             software: surface.is_software(),
             views: &self.views,

@@ -63,6 +63,8 @@ struct Pane {
     inherited: Option<InheritedLock>,
     /// The secrets its program was given.
     secrets: Option<PaneSecrets>,
+    /// Pinned secrets withheld from it because their program changed since it was approved.
+    changed: Vec<crate::app::secrets::Changed>,
     /// Its own control endpoint, if it is locked: held, never read (it listens until dropped
     /// with the pane).
     #[expect(dead_code, reason = "held for its lifetime: dropping it closes the endpoint")]
@@ -93,6 +95,7 @@ impl Pane {
             env_passed: None,
             inherited: None,
             secrets: None,
+            changed: Vec::new(),
             endpoint: None,
             git_watch: None,
             #[cfg(unix)]
@@ -458,6 +461,38 @@ impl Workspace {
         return self.panes.get(&pane)?.egress.as_ref()?.allow_last_refused();
         #[cfg(not(unix))]
         return self.panes.get(&pane).and(None);
+    }
+
+    /// A pinned program `pane` did not get its secret for because it changed since it was
+    /// approved: what the window offers to approve again.
+    pub fn changed_program(&self, pane: PaneId) -> Option<&crate::app::secrets::Changed> {
+        self.panes.get(&pane)?.changed.first()
+    }
+
+    /// A person approved `pane`'s changed program again (in the window, whose key press is the
+    /// presence `vault approve` asks a terminal for): record the file as it is now for every
+    /// secret withheld from it, if it is still the file that was shown. The pane is then
+    /// restarted by the caller.
+    pub fn approve_changed_program(&mut self, pane: PaneId) -> Result<String, String> {
+        use crate::vault::pin::{fingerprint, Approvals};
+        let changed = self.panes.get(&pane).map(|p| p.changed.clone()).unwrap_or_default();
+        let first = changed.first().ok_or("nothing in this pane waits for approval")?;
+        let state = self.vault.as_ref().map(|v| v.state().to_owned()).ok_or("no vault open")?;
+        let now = fingerprint(&first.path)
+            .map_err(|e| format!("cannot read {}: {e}", first.path.display()))?;
+        if now.sha256 != first.sha256 {
+            return Err(format!(
+                "{} changed again since it was shown (sha256 now {}): not approved",
+                first.path.display(),
+                now.sha256
+            ));
+        }
+        let mut approvals = Approvals::load(&state);
+        for entry in changed.iter().filter(|c| c.path == first.path) {
+            approvals = approvals.approve(&entry.secret, &now, crate::vault::audit::utc_now());
+        }
+        approvals.save(&state).map_err(|e| e.to_string())?;
+        Ok(format!("approved {} (sha256 {}) again", now.path.display(), now.sha256))
     }
 
     /// What `pane`'s lock enforces.

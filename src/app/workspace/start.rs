@@ -54,8 +54,14 @@ impl Workspace {
             }
             None => Granted::default(),
         };
-        let Granted { env: secret_env, names: secret_names, notice, records, pinned_sha256 } =
-            granted;
+        let Granted {
+            env: secret_env,
+            names: secret_names,
+            notice,
+            records,
+            pinned_sha256,
+            changed,
+        } = granted;
         // A pinned secret's program runs through paddock's exec step, which checks the file it
         // runs against the approved hash (inside the lock, for a locked pane).
         let argv = match &pinned_sha256 {
@@ -159,6 +165,7 @@ impl Workspace {
             env_passed,
             inherited,
             secrets,
+            changed,
             endpoint,
             git_watch,
             #[cfg(unix)]
