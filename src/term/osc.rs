@@ -182,25 +182,22 @@ fn notify_osc777(state: &mut State, args: &[&[u8]]) {
     }
     let title = args.get(1).map(|t| text(t)).filter(|t| !t.is_empty());
     let body = joined(args.get(2..).unwrap_or_default());
-    // A value may run from the title into the body (shown as `title: body`): the two are
-    // also checked as one text.
-    let title_len = title.as_ref().map_or(0, String::len);
-    let whole = format!("{}{body}", title.as_deref().unwrap_or_default());
-    let checked = state.redact_text(whole.clone());
-    if checked != whole && checked.is_char_boundary(title_len) {
-        let (title, body) = checked.split_at(title_len);
-        let title = Some(title.to_owned()).filter(|t| !t.is_empty());
-        notify(state, title, body.to_owned());
-        return;
-    }
     notify(state, title, body);
 }
 
-/// Raise a notification, with any value in its text starred.
+/// Raise a notification, with any value in its text starred: in the title, in the body, and
+/// running from one into the other (shown as `title: body`).
 fn notify(state: &mut State, title: Option<String>, body: String) {
-    let title = title.map(|t| state.redact_text(t));
-    let body = state.redact_text(body);
-    state.outbox.event(TermEvent::Notification { title, body });
+    let title_len = title.as_ref().map_or(0, String::len);
+    let whole = format!("{}{body}", title.unwrap_or_default());
+    let checked = state.redact_text(whole);
+    let mut at = title_len.min(checked.len());
+    while !checked.is_char_boundary(at) {
+        at -= 1;
+    }
+    let (title, body) = checked.split_at(at);
+    let title = Some(title.to_owned()).filter(|t| !t.is_empty());
+    state.outbox.event(TermEvent::Notification { title, body: body.to_owned() });
 }
 
 /// OSC 99 (kitty): `99;metadata;payload`. Metadata: `p=title` (or `body`) says which part the

@@ -155,14 +155,13 @@ fn text_of(
                 if cell.is_filler() {
                     continue;
                 }
-                let before = text.len();
                 match cell.code() {
                     code @ 0..=0x7f => text.push(code as u8),
                     _ => text.extend_from_slice(cell.ch().encode_utf8(&mut utf8).as_bytes()),
                 }
                 if let Some(cells) = cells.as_deref_mut() {
+                    // Every byte of the character is this cell's.
                     cells.resize(text.len(), Some((line, col)));
-                    cells[before..].fill(Some((line, col)));
                 }
             }
         }

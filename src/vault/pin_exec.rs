@@ -109,7 +109,7 @@ pub fn main(args: Vec<OsString>) -> ! {
         .collect();
     let argv: Vec<CString> =
         argv.iter().filter_map(|a| CString::new(a.as_bytes().to_vec()).ok()).collect();
-    let e = exec_file(file, &path, &argv, &env);
+    let e = exec_file(file, &path, held.keeps_open(), &argv, &env);
     refuse(format!("cannot run {}: {e}", path.display()))
 }
 
@@ -124,10 +124,21 @@ enum Held {
     /// A sealed copy in memory is what runs (Linux: a script, whose interpreter reads it again
     /// after the exec, or a file that could not be leased).
     #[cfg(target_os = "linux")]
-    Copied,
+    Copied { script: bool },
 }
 
 impl Held {
+    /// Whether the descriptor must stay open across the exec: a script run from its sealed
+    /// copy is read by its interpreter as /dev/fd/N. Any other closes with the exec, after the
+    /// kernel took the file's write access away (and with it any lease).
+    fn keeps_open(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Held::Copied { script } = self {
+            return *script;
+        }
+        false
+    }
+
     /// Whether the hashed bytes are still what the exec will run.
     fn still(&self, file: &std::fs::File) -> Result<(), String> {
         #[cfg(target_os = "linux")]
@@ -173,8 +184,8 @@ fn hold_still(mut file: std::fs::File) -> std::io::Result<(std::fs::File, String
             return Ok((file, sha, Held::Leased));
         }
     }
-    let (copy, sha) = sealed_copy(&mut file, meta.len())?;
-    Ok((copy, sha, Held::Copied))
+    let (copy, sha) = sealed_copy(&mut file)?;
+    Ok((copy, sha, Held::Copied { script: is_script }))
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -183,15 +194,14 @@ fn hold_still(mut file: std::fs::File) -> std::io::Result<(std::fs::File, String
     Ok((file, sha, Held::AsItIs))
 }
 
-/// A copy of `file` in a sealed memfd (nothing can change it any more), hashed as it is made.
+/// A copy of `file` in a sealed memfd (nothing can change it any more), and the SHA-256 of
+/// the sealed bytes.
 #[cfg(target_os = "linux")]
-fn sealed_copy(file: &mut std::fs::File, len: u64) -> std::io::Result<(std::fs::File, String)> {
-    use sha2::{Digest, Sha256};
-    use std::io::{Read, Write};
+fn sealed_copy(file: &mut std::fs::File) -> std::io::Result<(std::fs::File, String)> {
+    use std::io::{Seek, SeekFrom};
     use std::os::fd::{AsRawFd, FromRawFd};
     const MFD_EXEC: libc::c_uint = 0x10;
     let name = c"paddock-pinned";
-    // Not close-on-exec: a script's interpreter opens it again as /dev/fd/N.
     // SAFETY: memfd_create(2) with a valid name; MFD_EXEC is refused by kernels before 6.3.
     let mut fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_ALLOW_SEALING | MFD_EXEC) };
     if fd < 0 {
@@ -202,25 +212,14 @@ fn sealed_copy(file: &mut std::fs::File, len: u64) -> std::io::Result<(std::fs::
     }
     // SAFETY: a descriptor just made and owned by nothing else.
     let mut copy = unsafe { std::fs::File::from_raw_fd(fd) };
-    copy.set_len(len)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        copy.write_all(&buf[..n])?;
-    }
-    let written = std::io::Seek::stream_position(&mut copy)?;
-    copy.set_len(written)?;
+    std::io::copy(file, &mut copy)?;
     let seals = libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE;
     // SAFETY: fcntl(2) on our own memfd.
     if unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    let sha = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    copy.seek(SeekFrom::Start(0))?;
+    let sha = sha256_of(&mut copy)?;
     Ok((copy, sha))
 }
 
@@ -235,24 +234,18 @@ impl IntoVecBytes for OsString {
     }
 }
 
-/// Run the open `file` (which is `path`); returns only on failure.
+/// Run the open `file` (which is `path`), its descriptor kept open across the exec when
+/// `keep_open`; returns only on failure.
 #[cfg(target_os = "linux")]
 fn exec_file(
     file: std::fs::File,
     _path: &Path,
+    keep_open: bool,
     argv: &[CString],
     env: &[CString],
 ) -> std::io::Error {
     use std::os::fd::IntoRawFd;
     let fd = file.into_raw_fd();
-    // A script run through its descriptor (a sealed copy) is read by its interpreter from
-    // /dev/fd/N: that descriptor stays open across the exec. A binary's descriptor closes with
-    // the exec, after the kernel took the file's write access away (and with it any lease).
-    let keep_open = {
-        let mut start = [0u8; 2];
-        // SAFETY: pread(2) into a local buffer.
-        unsafe { libc::pread(fd, start.as_mut_ptr().cast(), 2, 0) == 2 && start == *b"#!" }
-    };
     // SAFETY: fcntl on a descriptor this process owns.
     unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFD);
@@ -282,6 +275,7 @@ fn exec_file(
 fn exec_file(
     file: std::fs::File,
     path: &Path,
+    _keep_open: bool,
     argv: &[CString],
     env: &[CString],
 ) -> std::io::Error {

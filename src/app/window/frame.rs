@@ -353,29 +353,13 @@ fn title_strip(
                     None => what,
                 })
             }
-            0 if let Some(changed) = workspace.changed_program(pane) => {
-                // A pinned program that changed: both fingerprints, so a person can compare
-                // them with the new release's before approving.
-                let short = |sha: &str| sha.get(..12).unwrap_or(sha).to_owned();
-                // The file's name: the strip is short (the pane's first line has the path).
-                let name = changed.path.file_name().map(|n| n.to_string_lossy().into_owned());
-                let name = crate::sandbox::visible(&name.unwrap_or_default());
-                let what = format!(
-                    "{name} CHANGED {} \u{2192} {}",
-                    short(&changed.approved_sha256),
-                    short(&changed.sha256)
-                );
-                Some(match cx.approve_chord {
-                    Some(chord) => format!("{what}: {chord} approves"),
-                    None => what,
-                })
-            }
             0 => {
                 let allow = cx.allow_clipboard_chord.map(|c| c.to_string());
-                let clipboard = view
-                    .clipboard
-                    .as_ref()
-                    .and_then(|note| note.describe(cx.now, allow.as_deref()));
+                // A pinned program that changed comes first: its agent runs without its secret.
+                let changed = workspace.changed_program(pane).map(|c| changed_note(c, cx));
+                let clipboard = changed.or_else(|| {
+                    view.clipboard.as_ref().and_then(|note| note.describe(cx.now, allow.as_deref()))
+                });
                 // The network's refusal, so a person knows why the agent cannot reach a host.
                 clipboard.or_else(|| {
                     let host = crate::sandbox::visible(&workspace.net_refused(pane)?);
@@ -435,4 +419,22 @@ fn title_strip(
         spark: spark.as_deref(),
     };
     chrome::title_strip(&strip, cols)
+}
+
+/// The title strip's note for a pinned program that changed since its approval: both
+/// fingerprints, so a person can compare them with the new release's before approving.
+fn changed_note(changed: &crate::app::secrets::Changed, cx: &FrameContext<'_>) -> String {
+    let short = |sha: &str| sha.get(..12).unwrap_or(sha).to_owned();
+    // The file's name: the strip is short (the pane's first line has the path).
+    let name = changed.path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = crate::sandbox::visible(&name.unwrap_or_default());
+    let what = format!(
+        "{name} CHANGED {} \u{2192} {}",
+        short(&changed.approved_sha256),
+        short(&changed.sha256)
+    );
+    match cx.approve_chord {
+        Some(chord) => format!("{what}: {chord} approves"),
+        None => what,
+    }
 }
