@@ -23,6 +23,39 @@ pub const LOG_FILE: &str = "egress.log";
 /// many connections a locked agent makes.
 pub const OLD_LOG_FILE: &str = "egress.log.1";
 const LOG_LIMIT: u64 = 64 << 20;
+/// Most lines one pane writes to the log in a minute: past it its connections are counted and
+/// summed up in one line, so that a locked agent cannot push every other pane's records out of
+/// the log in minutes (at this rate a flood takes hours to fill `LOG_LIMIT`).
+const LOG_LINES_PER_MINUTE: u32 = 600;
+
+/// How many lines a pane may still write this minute, and how many it could not.
+#[derive(Debug)]
+struct LogBudget {
+    minute: std::time::Instant,
+    used: u32,
+    unlogged: u64,
+}
+
+impl LogBudget {
+    fn new(now: std::time::Instant) -> LogBudget {
+        LogBudget { minute: now, used: 0, unlogged: 0 }
+    }
+
+    /// Whether a line may be written at `now`; with it, how many lines were not written since
+    /// the last one that was (to say so first).
+    fn take(&mut self, now: std::time::Instant) -> Option<u64> {
+        if now.duration_since(self.minute) >= std::time::Duration::from_secs(60) {
+            self.minute = now;
+            self.used = 0;
+        }
+        if self.used >= LOG_LINES_PER_MINUTE {
+            self.unlogged += 1;
+            return None;
+        }
+        self.used += 1;
+        Some(std::mem::take(&mut self.unlogged))
+    }
+}
 
 /// What a pane's proxy has decided so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,6 +96,7 @@ impl PaneEgress {
         let allow = AllowList { rules: rules.to_vec(), hosts: hosts.clone() };
         let stats = Arc::new(Mutex::new(NetStats::default()));
         let counted = stats.clone();
+        let budget = Mutex::new(LogBudget::new(std::time::Instant::now()));
         let report = Arc::new(move |connection: Connection| {
             {
                 let mut stats = counted.lock().unwrap_or_else(PoisonError::into_inner);
@@ -74,8 +108,19 @@ impl PaneEgress {
                     stats.last_denied = Some(format!("{host}:{}", connection.port));
                 }
             }
-            if let Some(state) = &state {
-                if let Err(e) = append(state, &LogLine::of(&connection)) {
+            let Some(state) = &state else { return };
+            let now = std::time::Instant::now();
+            let Some(unlogged) = budget.lock().unwrap_or_else(PoisonError::into_inner).take(now)
+            else {
+                return;
+            };
+            let mut lines = Vec::new();
+            if unlogged > 0 {
+                lines.push(LogLine::unlogged(&connection, unlogged));
+            }
+            lines.push(LogLine::of(&connection));
+            for line in &lines {
+                if let Err(e) = append(state, line) {
                     eprintln!("paddock: cannot write the egress log: {e}");
                 }
             }
@@ -160,6 +205,23 @@ pub struct LogLine {
 }
 
 impl LogLine {
+    /// The line that says a pane's `count` connections before `c` were not logged.
+    fn unlogged(c: &Connection, count: u64) -> LogLine {
+        LogLine {
+            host: "-".into(),
+            port: 0,
+            allowed: false,
+            reason: Some(format!(
+                "{count} connections not logged: over {LOG_LINES_PER_MINUTE} a minute from this \
+                 pane"
+            )),
+            sent: 0,
+            received: 0,
+            duration_ms: 0,
+            ..LogLine::of(c)
+        }
+    }
+
     fn of(c: &Connection) -> LogLine {
         LogLine {
             time: utc_at(c.time),
@@ -212,6 +274,17 @@ pub fn read_log(state: &Path) -> std::io::Result<Vec<Result<LogLine, String>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pane_writes_at_most_its_budget_a_minute_and_says_what_it_left_out() {
+        let start = std::time::Instant::now();
+        let mut budget = LogBudget::new(start);
+        let written = (0..LOG_LINES_PER_MINUTE + 50).filter(|_| budget.take(start).is_some());
+        assert_eq!(written.count(), LOG_LINES_PER_MINUTE as usize);
+        let later = start + std::time::Duration::from_secs(61);
+        assert_eq!(budget.take(later), Some(50));
+        assert_eq!(budget.take(later), Some(0));
+    }
 
     fn line(host: &str) -> LogLine {
         LogLine {

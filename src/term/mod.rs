@@ -116,6 +116,12 @@ impl Terminal {
         self.state.redact_changes();
     }
 
+    /// `text` from elsewhere that is shown beside this pane (a notification its program sent
+    /// through the control socket), with the values its redactor finds starred as in titles.
+    pub fn redact(&mut self, text: String) -> String {
+        self.state.redact_text(text)
+    }
+
     /// Resize the grid (clamped to `1..=MAX_DIMENSION`); the primary screen reflows.
     pub fn resize(&mut self, size: TermSize) {
         // Rows a shrinking screen pushes into the scrollback leave checked.

@@ -332,7 +332,21 @@ fn threads_get_their_secrets_from_the_keychain_and_nothing_leaks() {
     assert_eq!(instance.pane(1)["secrets"], serde_json::json!(["open", "pinned"]));
     assert_eq!(instance.pane(2)["secrets"], serde_json::json!(["open"]));
 
-    let mut seen = String::new();
+    // A notification sent through the control socket, as an agent's hook sends one, holding the
+    // value: what `ls` shows of it is starred.
+    instance.ctl(&["notify", "--pane", "2", &format!("waiting, key {open}")]);
+    // The pulse shows it at its next sample (4 a second).
+    let shown = format!("waiting, key {}", stars(open));
+    let mut reason = String::new();
+    for _ in 0..50 {
+        reason = text(&instance.run(&["ls", "--json"]).stdout);
+        if reason.contains(&shown) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(reason.contains(&shown), "{reason}");
+    let mut seen = reason;
     for pane in ["1", "2"] {
         seen.push_str(&instance.ctl(&["capture", "--pane", pane, "--scrollback"]));
         seen.push_str(&instance.capture(pane));

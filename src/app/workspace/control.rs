@@ -60,8 +60,9 @@ impl Workspace {
                     Refusal(ErrorCode::Failed, format!("pane {pane} runs no program"))
                 })?;
                 // A program's words, shown wherever paddock shows a reason: no control or
-                // reordering characters.
-                activity.notify(&crate::sandbox::visible(&text));
+                // reordering characters, and none of the pane's secrets.
+                let text = p.session.term().redact(crate::sandbox::visible(&text));
+                activity.notify(&text);
                 Ok(Reply::ok())
             }),
             Request::Restart { pane } => match self.restart(PaneId(pane)) {
