@@ -37,10 +37,23 @@ pub(super) struct Output<'a> {
 impl Output<'_> {
     /// Parse `bytes` into the model, send its answers back, and wake the drawer.
     pub fn deliver(&self, bytes: &[u8]) {
+        self.deliver_chunk(bytes, false);
+    }
+
+    /// [`Output::deliver`] for one output of the pane's masker (`Terminal::advance_masked`).
+    pub fn deliver_masked(&self, bytes: &[u8]) {
+        self.deliver_chunk(bytes, true);
+    }
+
+    fn deliver_chunk(&self, bytes: &[u8], masked: bool) {
         let answer = {
             // A panic elsewhere while holding it leaves a model consistent between chunks.
             let mut term = self.term.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            term.advance(bytes);
+            if masked {
+                term.advance_masked(bytes);
+            } else {
+                term.advance(bytes);
+            }
             self.activity.output(bytes.len(), term.signals());
             term.take_replies()
         };
@@ -127,7 +140,7 @@ pub(super) fn read_masked(
             *before = *now;
         }
         if !out.is_empty() {
-            output.deliver(&out);
+            output.deliver_masked(&out);
         }
         // What was passed on may hold the start of a value flushed unmasked; wipe it too.
         out.zeroize();

@@ -21,9 +21,15 @@ pub enum Erase {
 impl State {
     fn erase_cells(&mut self, line: usize, cols: Range<usize>, how: Erase) {
         let blank = self.blank();
+        let whole = cols.start == 0 && cols.end >= self.cols();
         let row = self.active.grid.row_mut(line);
         match how {
-            Erase::All => row.erase(cols, blank),
+            Erase::All => {
+                row.erase(cols, blank);
+                if whole {
+                    self.active.grid.erased_whole(line);
+                }
+            }
             Erase::Unprotected => {
                 for col in cols {
                     let style = self.styles.get(row.cell(col).style());

@@ -5,7 +5,9 @@
 //!
 //! Each row carries a damage mark: set by anything that may change the row's text or what it
 //! joins (writing through `row_mut`, scrolling a region past its neighbours), cleared by whoever
-//! checks the rows (the redactor, `redact.rs`). Marks move with their rows.
+//! checks the rows (the redactor, `redact.rs`). Marks move with their rows. A row is also
+//! *fresh* while it is blank since a reset and untouched: a clean run (`clean_run.rs`) may start
+//! there and write it without a mark (`row_in_clean_run`).
 
 use std::ops::Range;
 
@@ -17,14 +19,18 @@ use super::scrollback::Scrollback;
 pub struct Grid {
     rows: Vec<Row>,
     cols: usize,
-    /// One per row: changed since the last check.
-    damaged: Vec<bool>,
+    /// One per row: `DAMAGED` (changed since the last check) and `FRESH` (blank since a reset,
+    /// and not written since), in one byte so that a write sets both with one store.
+    marks: Vec<u8>,
 }
+
+const DAMAGED: u8 = 1;
+const FRESH: u8 = 2;
 
 impl Grid {
     pub fn new(cols: usize, lines: usize) -> Grid {
         let rows = (0..lines).map(|_| Row::new(cols, Cell::default())).collect();
-        Grid { rows, cols, damaged: vec![false; lines] }
+        Grid { rows, cols, marks: vec![FRESH; lines] }
     }
 
     #[inline]
@@ -44,8 +50,21 @@ impl Grid {
 
     #[inline]
     pub fn row_mut(&mut self, line: usize) -> &mut Row {
-        self.damaged[line] = true;
+        self.marks[line] = DAMAGED;
         &mut self.rows[line]
+    }
+
+    /// A row written by a clean run (see `clean_run.rs`): no new damage mark, no longer fresh.
+    #[inline]
+    pub fn row_in_clean_run(&mut self, line: usize) -> &mut Row {
+        self.marks[line] &= DAMAGED;
+        &mut self.rows[line]
+    }
+
+    /// Whether row `line` is blank since a reset and not written since.
+    #[inline]
+    pub fn fresh(&self, line: usize) -> bool {
+        self.marks[line] & FRESH != 0
     }
 
     pub fn rows(&self) -> &[Row] {
@@ -53,34 +72,44 @@ impl Grid {
     }
 
     pub(crate) fn rows_mut(&mut self) -> &mut [Row] {
-        self.damaged.fill(true);
+        self.marks.fill(DAMAGED);
         &mut self.rows
+    }
+
+    /// Renumber every cell's style (style-table compaction): the text stays as it is.
+    pub(crate) fn remap_styles(&mut self, remap: &[super::cell::StyleId]) {
+        self.rows.iter_mut().for_each(|r| r.remap_styles(remap));
     }
 
     /// Whether row `line` changed since its mark was last cleared.
     #[inline]
     pub fn damaged(&self, line: usize) -> bool {
-        self.damaged[line]
+        self.marks[line] & DAMAGED != 0
     }
 
     /// Clear the damage marks of `range`: their rows were checked.
     pub fn clear_damage(&mut self, range: Range<usize>) {
-        self.damaged[range].fill(false);
+        self.marks[range].iter_mut().for_each(|m| *m &= !DAMAGED);
     }
 
     /// Whether any row is marked.
     pub fn any_damage(&self) -> bool {
-        self.damaged.contains(&true)
+        self.marks.iter().any(|m| m & DAMAGED != 0)
     }
 
-    /// Mark every row (a resize, a reflow).
+    /// Mark every row (a resize, a reflow, a new redactor).
     pub fn damage_all(&mut self) {
-        self.damaged.fill(true);
+        self.marks.iter_mut().for_each(|m| *m |= DAMAGED);
+    }
+
+    /// Row `line` was erased whole (every cell blanked): fresh again.
+    pub fn erased_whole(&mut self, line: usize) {
+        self.marks[line] = DAMAGED | FRESH;
     }
 
     /// Reset the rows in `range` to blanks.
     pub fn reset_rows(&mut self, range: Range<usize>, blank: Cell) {
-        self.damaged[range.clone()].fill(true);
+        self.marks[range.clone()].fill(DAMAGED | FRESH);
         for row in &mut self.rows[range] {
             row.reset(blank);
         }
@@ -90,8 +119,8 @@ impl Grid {
     /// and a wrapped row's text now joins another row's.
     fn damage_joint(&mut self, line: usize) {
         if line > 0 && line < self.rows.len() {
-            self.damaged[line - 1] = true;
-            self.damaged[line] = true;
+            self.marks[line - 1] |= DAMAGED;
+            self.marks[line] |= DAMAGED;
         }
     }
 
@@ -121,7 +150,9 @@ impl Grid {
         for row in &mut region_rows[len - n..] {
             row.reset(blank);
         }
-        self.damaged[region.clone()].rotate_left(n);
+        self.marks[region.clone()].rotate_left(n);
+        // The blank rows that filled in hold nothing to check.
+        self.marks[region.end - n..region.end].fill(FRESH);
         // The rows below the region now follow blank ones, and the top row of a region at the
         // top of the screen follows what it followed before (the row scrolled off): only the
         // joint above a region lower down is new.
@@ -139,7 +170,8 @@ impl Grid {
         for row in &mut region_rows[..n] {
             row.reset(blank);
         }
-        self.damaged[region.clone()].rotate_right(n);
+        self.marks[region.clone()].rotate_right(n);
+        self.marks[region.start..region.start + n].fill(FRESH);
         // Only the joint below the region is new (rows above the region now meet blank ones).
         self.damage_joint(region.end);
     }
@@ -147,7 +179,7 @@ impl Grid {
     /// Replace all rows (resize); `rows` must be `lines` rows of `cols` cells.
     pub(crate) fn replace(&mut self, rows: Vec<Row>, cols: usize) {
         debug_assert!(rows.iter().all(|r| r.len() == cols));
-        self.damaged = vec![true; rows.len()];
+        self.marks = vec![DAMAGED; rows.len()];
         self.rows = rows;
         self.cols = cols;
     }

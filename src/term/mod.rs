@@ -8,6 +8,7 @@
 
 mod accessors;
 mod cell;
+mod clean_run;
 mod colors;
 mod csi;
 mod cursor;
@@ -24,6 +25,7 @@ mod resize;
 mod row;
 mod scrollback;
 mod sgr;
+mod shown_text;
 mod state;
 mod styles;
 mod tabs;
@@ -79,6 +81,19 @@ pub struct Terminal {
     state: State,
 }
 
+/// Parse with `terminated` (perform.rs) telling clean runs where text breaks. Apart from the
+/// plain path, so that a pane without secrets runs the same code as ever.
+#[inline(never)]
+fn advance_with_runs(parser: &mut vte::Parser, state: &mut State, bytes: &[u8]) {
+    let read = parser.advance_until_terminated(state, bytes);
+    if read < bytes.len() {
+        // Never with vte 0.15 (`terminated` is never true); were it to stop, the rest is read
+        // as usual, with clean runs off.
+        state.clean_runs.enabled = false;
+        parser.advance(state, &bytes[read..]);
+    }
+}
+
 impl Terminal {
     /// A blank terminal. Sizes are clamped to `1..=MAX_DIMENSION`.
     pub fn new(size: TermSize, config: TermConfig) -> Terminal {
@@ -92,18 +107,39 @@ impl Terminal {
 
     /// Feed bytes the program wrote. Sequences may be split across calls at any byte.
     pub fn advance(&mut self, bytes: &[u8]) {
+        self.advance_chunk(bytes, false);
+    }
+
+    /// [`Terminal::advance`] with one output of the pane's stream masker
+    /// (`vault::mask::Masker`), which has starred every value standing whole in its text:
+    /// rows written only by such text are not read again by the model's check
+    /// (`clean_run.rs`). Anything else (paddock's own notes in the pane) goes through
+    /// `advance`, and every row it writes is checked.
+    pub fn advance_masked(&mut self, bytes: &[u8]) {
+        self.advance_chunk(bytes, true);
+    }
+
+    fn advance_chunk(&mut self, bytes: &[u8], masked: bool) {
+        // A clean run never goes on from another chunk: the stream masker read each alone.
+        let no_line_ends =
+            self.state.redaction.as_ref().is_some_and(|r| r.redactor.line_ends() == 0);
+        self.state.clean_runs.begin_chunk(masked && no_line_ends);
         // In slices, so that the style table is compacted often enough however much arrives
         // at once (a replayed file can be gigabytes).
         for slice in bytes.chunks(SLICE) {
             let Terminal { parser, carry, guard, state } = self;
             carry.feed(slice, |whole| {
                 guard.feed(whole, |piece| match piece {
+                    osc_guard::Piece::Bytes(bytes) if state.clean_runs.enabled => {
+                        advance_with_runs(parser, state, bytes);
+                    }
                     osc_guard::Piece::Bytes(bytes) => parser.advance(state, bytes),
                     osc_guard::Piece::AbortOsc => state.discard_next_osc = true,
                 })
             });
             self.state.compact_styles_if_needed();
         }
+        self.state.clean_runs.begin_chunk(false);
         self.state.redact_changes();
     }
 

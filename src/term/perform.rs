@@ -18,7 +18,17 @@ impl Perform for State {
         State::print(self, c);
     }
 
+    // The parser asks before every step that is not a stretch of text (each byte of an escape
+    // sequence, whether or not it ends in a call), and before the text after one: whatever it
+    // read there ends a clean run (`clean_run.rs`). It never stops the parser.
+    #[inline(always)]
+    fn terminated(&self) -> bool {
+        self.clean_runs.end();
+        false
+    }
+
     fn execute(&mut self, byte: u8) {
+        self.clean_runs.end();
         match byte {
             0x07 => self.outbox.event(TermEvent::Bell),
             0x08 => self.backspace(),

@@ -18,6 +18,7 @@ use std::ops::Range;
 use super::cell::Cell;
 use super::modes::Modes;
 use super::row::Row;
+use super::shown_text;
 use super::state::State;
 use unicode_width::UnicodeWidthChar;
 
@@ -29,6 +30,9 @@ pub trait Redactor: Send {
     fn longest(&self) -> usize;
     /// The most line ends (`\n`) one value holds.
     fn line_ends(&self) -> usize;
+    /// Whether every value is ASCII: then any other character may be shown to `find` as the
+    /// one byte 0xFF (which no value holds), which costs far less to read back than UTF-8.
+    fn ascii_only(&self) -> bool;
 }
 
 /// Reused buffers, so that a check allocates nothing in the steady state.
@@ -128,42 +132,26 @@ fn reach(state: &State, lines: &Lines, line: u64, redactor: &dyn Redactor) -> (u
     (lo, hi)
 }
 
-/// The text of rows `lo..=hi`, as a value would be read in it: fillers skipped, combining marks
-/// left out (a value drawn with a mark on each character still reads as the value), a row that
-/// was not wrapped ended with `\n` after its last non-blank cell. With `cells`, the cell each byte came from (`None` for a line end).
+/// The text of rows `lo..=hi`, as a value would be read in it (`shown_text.rs`), a row that was
+/// not wrapped ended with `\n` after its last non-blank cell. With `cells`, the cell each byte
+/// came from (`None` for a line end).
 fn text_of(
     state: &State,
     lines: &Lines,
     (lo, hi): (u64, u64),
+    ascii_only: bool,
     text: &mut Vec<u8>,
     mut cells: Option<&mut Vec<Option<(u64, usize)>>>,
 ) {
-    let mut utf8 = [0u8; 4];
     for line in lo..=hi {
         let Some(row) = lines.row(state, line) else { continue };
         let row_cells = row.cells();
         let wrapped = row.wrapped();
-        let end = if wrapped { row_cells.len() } else { shown_end(row_cells) };
+        let end = if wrapped { row_cells.len() } else { shown_text::shown_end(row_cells) };
         let row_cells = &row_cells[..end];
-        // Most rows are plain ASCII: their bytes in one pass the compiler vectorizes.
-        let plain =
-            row_cells.iter().fold(true, |all, c| all & (c.code() < 0x80) & (c.flags() == 0));
-        if plain && cells.is_none() {
-            text.extend(row_cells.iter().map(|c| c.code() as u8));
-        } else {
-            for (col, cell) in row_cells.iter().enumerate() {
-                if cell.is_filler() {
-                    continue;
-                }
-                match cell.code() {
-                    code @ 0..=0x7f => text.push(code as u8),
-                    _ => text.extend_from_slice(cell.ch().encode_utf8(&mut utf8).as_bytes()),
-                }
-                if let Some(cells) = cells.as_deref_mut() {
-                    // Every byte of the character is this cell's.
-                    cells.resize(text.len(), Some((line, col)));
-                }
-            }
+        let layout = shown_text::append(row_cells, ascii_only, text);
+        if let Some(cells) = cells.as_deref_mut() {
+            shown_text::columns(row_cells, layout, ascii_only, line, cells);
         }
         if !wrapped {
             text.push(b'\n');
@@ -174,28 +162,13 @@ fn text_of(
     }
 }
 
-/// The end of what a row shows: past its last cell that is not a blank (in any style).
-fn shown_end(cells: &[Cell]) -> usize {
-    let shows = |c: &Cell| (c.code() != u32::from(b' ')) | c.has(Cell::MARKS);
-    // Sixteen cells at a time without an early exit, which the compiler vectorizes: most of a
-    // row past a log line's end is blank.
-    let mut end = cells.len();
-    while end >= 16 {
-        let block = &cells[end - 16..end];
-        if block.iter().fold(false, |any, c| any | shows(c)) {
-            break;
-        }
-        end -= 16;
-    }
-    cells[..end].iter().rposition(shows).map_or(0, |n| n + 1)
-}
-
 /// Check rows `lo..=hi` and star every value found in them.
 fn check_span(state: &mut State, redaction: &mut Redaction, lines: &Lines, span: (u64, u64)) {
     let Scratch { text, found, .. } = &mut redaction.scratch;
     text.clear();
     found.clear();
-    text_of(state, lines, span, text, None);
+    let ascii_only = redaction.redactor.ascii_only();
+    text_of(state, lines, span, ascii_only, text, None);
     redaction.redactor.find(text, found);
     text.fill(0);
     if found.is_empty() {
@@ -204,7 +177,7 @@ fn check_span(state: &mut State, redaction: &mut Redaction, lines: &Lines, span:
     // Rare: work out which cells the values stand in, and star them.
     let mut cells = Vec::new();
     text.clear();
-    text_of(state, lines, span, text, Some(&mut cells));
+    text_of(state, lines, span, ascii_only, text, Some(&mut cells));
     text.fill(0);
     let mut starred: Vec<(u64, usize)> =
         found.iter().flat_map(|r| cells[r.clone()].iter().flatten().copied()).collect();

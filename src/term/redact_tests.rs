@@ -26,6 +26,10 @@ impl Redactor for Values {
     fn line_ends(&self) -> usize {
         self.0.iter().map(|v| v.iter().filter(|&&b| b == b'\n').count()).max().unwrap_or(0)
     }
+
+    fn ascii_only(&self) -> bool {
+        self.0.iter().all(|v| v.is_ascii())
+    }
 }
 
 fn term(cols: usize, lines: usize, values: Vec<&'static [u8]>) -> Terminal {
@@ -70,6 +74,19 @@ fn values_drawn_past_the_stream_are_starred_in_the_cells() {
         assert!(text[0].starts_with('x') && text[0].ends_with(" y"), "{what}: {text:?}");
         assert!(text[0].contains("******"), "{what}: {text:?}");
     }
+}
+
+#[test]
+fn values_in_other_scripts_are_read_as_drawn() {
+    // A value that is not ASCII is read back as UTF-8, beside wide characters and marks.
+    let mut term = term(20, 3, vec!["ключ🔑".as_bytes()]);
+    term.advance("x日\u{301}клю\x1b[1;7Hч🔑 y".as_bytes());
+    // One star a cell: the wide key keeps its two columns.
+    assert_eq!(all_text(&term)[0], "x日\u{301}***** y");
+    // An ASCII value among other scripts, which are read as one byte a cell.
+    let mut term = self::term(20, 3, vec![b"SECRET"]);
+    term.advance("日SEC\x1b[1;6HRET本 é \x1b[1;14HSE\u{301}CRET".as_bytes());
+    assert_eq!(all_text(&term)[0], "日******本 é ******");
 }
 
 #[test]

@@ -81,6 +81,8 @@ pub struct State {
     pub kitty_notification: Option<super::osc::KittyNotification>,
     /// For a pane with secrets: what finds them in the model (`redact.rs`).
     pub(super) redaction: Option<super::redact::Redaction>,
+    /// Rows written only by text the stream masker read whole, which the model's check skips.
+    pub(super) clean_runs: super::clean_run::CleanRuns,
 }
 
 /// Sizes are clamped to this range so that no input can make the grid empty or absurdly large.
@@ -105,6 +107,7 @@ impl State {
             discard_next_osc: false,
             kitty_notification: None,
             redaction: None,
+            clean_runs: Default::default(),
         }
     }
 
@@ -133,8 +136,16 @@ impl State {
 
     // ---- printing -------------------------------------------------------------------------
 
+    /// Print a character the parser read as text.
     #[inline(always)]
     pub fn print(&mut self, c: char) {
+        self.print_char(c, true);
+    }
+
+    /// `from_text`: the character is the stream's own (not REP), so it may go on with a clean
+    /// run (`clean_run.rs`).
+    #[inline(always)]
+    fn print_char(&mut self, c: char, from_text: bool) {
         self.last_printed = Some(c);
         let Screen { grid, cursor, .. } = &mut self.active;
         let charset = cursor.charsets.current();
@@ -150,7 +161,12 @@ impl State {
             };
             let (cols, col) = (grid.cols(), cursor.col);
             if (1..=2).contains(&width) && col + width <= cols {
-                let cells = grid.row_mut(cursor.row).cells_mut();
+                // U+FFFD stands for bytes the stream masker saw as something else.
+                let eligible = from_text && c != '\u{fffd}';
+                let row = cursor.row;
+                let clean = self.clean_runs.admit(eligible, grid, (row, col));
+                let cells = if clean { grid.row_in_clean_run(row) } else { grid.row_mut(row) };
+                let cells = cells.cells_mut();
                 let plain = if width == 1 {
                     cells[col].flags() == 0
                 } else {
@@ -178,6 +194,7 @@ impl State {
     }
 
     fn print_slow(&mut self, c: char, charset: Charset) {
+        self.clean_runs.end();
         let Some(width) = c.width() else { return };
         if width == 0 {
             self.attach_mark(c);
@@ -286,7 +303,7 @@ impl State {
     pub fn repeat_last(&mut self, count: usize) {
         if let Some(c) = self.last_printed.filter(|c| c.width() != Some(0)) {
             for _ in 0..count {
-                self.print(c);
+                self.print_char(c, false);
             }
         }
     }
@@ -550,10 +567,12 @@ impl State {
     pub fn full_reset(&mut self) {
         let outbox = std::mem::take(&mut self.outbox);
         let redaction = self.redaction.take();
+        let clean_runs = self.clean_runs.enabled;
         let title_was_set = self.window.title.is_some();
         *self = State::new(self.cols(), self.lines(), self.scrollback.limit());
         self.outbox = outbox;
         self.redaction = redaction;
+        self.clean_runs.enabled = clean_runs;
         if title_was_set {
             self.outbox.event(TermEvent::Title(None));
         }
@@ -592,7 +611,7 @@ impl State {
             pen.style = *styles.get(pen.id);
         };
         for screen in [&mut self.active, &mut self.inactive] {
-            screen.grid.rows_mut().iter_mut().for_each(|r| r.remap_styles(&remap));
+            screen.grid.remap_styles(&remap);
             fix(&mut screen.cursor.pen);
             fix(&mut screen.saved.pen);
         }

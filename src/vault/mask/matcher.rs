@@ -1,64 +1,13 @@
 //! Where the values stand in a pane's output: a multi-pattern search (aho-corasick) over each
-//! value's first bytes, every candidate checked against the whole value, and tables of the
-//! values' first one to three bytes for the tails a later read could complete.
+//! value's first bytes, every candidate checked against the whole value, and the tails a later
+//! read could complete.
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::scan::{
-    end_state, ends_csi, has_c1_after_ascii, has_silent_but_bell, is_silent, text_after, Scan, BEL,
-    ESC,
-};
+use super::scan::{end_state, needs_text, Scan, ESC};
 use super::PREFIX;
 use crate::vault::store::SecretBytes;
-
-/// The first one, two and three bytes of the values longer than that.
-struct ShortPrefixes {
-    one: [bool; 256],
-    two: Box<[u64; 1024]>,
-    three: Vec<u32>,
-}
-
-impl ShortPrefixes {
-    fn new(values: &[SecretBytes]) -> ShortPrefixes {
-        let mut short =
-            ShortPrefixes { one: [false; 256], two: Box::new([0; 1024]), three: Vec::new() };
-        for v in values {
-            if v.len() > 1 {
-                short.one[v[0] as usize] = true;
-            }
-            if v.len() > 2 {
-                let pair = (v[0] as usize) << 8 | v[1] as usize;
-                short.two[pair / 64] |= 1 << (pair % 64);
-            }
-            if v.len() > 3 {
-                short.three.push(u32::from_be_bytes([0, v[0], v[1], v[2]]));
-            }
-        }
-        short
-    }
-
-    /// Whether `tail` (one to three bytes) is the start of a longer value.
-    fn could_start(&self, tail: &[u8]) -> bool {
-        match *tail {
-            [a] => self.one[a as usize],
-            [a, b] => {
-                let pair = (a as usize) << 8 | b as usize;
-                self.two[pair / 64] & (1 << (pair % 64)) != 0
-            }
-            [a, b, c] => self.three.contains(&u32::from_be_bytes([0, a, b, c])),
-            _ => false,
-        }
-    }
-}
-
-impl Drop for ShortPrefixes {
-    fn drop(&mut self) {
-        self.one.zeroize();
-        self.two.zeroize();
-        self.three.zeroize();
-    }
-}
 
 /// A value found whole: its first byte, the byte after its last, which value.
 pub(super) type Found = (usize, usize, usize);
@@ -71,9 +20,13 @@ pub(super) struct Matcher {
     by_prefix: Vec<Vec<usize>>,
     /// Bytes that start some value.
     starts: [bool; 256],
-    /// Proper prefixes of one, two and three bytes (of values longer than that), for the
-    /// checks made at every escape sequence: the first two as bit sets, the third as a list.
-    short: ShortPrefixes,
+}
+
+impl Drop for Matcher {
+    fn drop(&mut self) {
+        // Which bytes start a value says a little about the values.
+        self.starts.zeroize();
+    }
 }
 
 impl Matcher {
@@ -93,12 +46,11 @@ impl Matcher {
                 }
             }
         }
-        let short = ShortPrefixes::new(&values);
         let finder = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)
             .build(prefixes.iter().map(|p| p.as_slice()))
             .ok()?;
-        Some(Matcher { values, finder, by_prefix, starts, short })
+        Some(Matcher { values, finder, by_prefix, starts })
     }
 
     /// Every position in `hay` where some value's first bytes stand (overlapping ones too).
@@ -110,6 +62,12 @@ impl Matcher {
             from = found.start() + 1;
             Some(found.start())
         })
+    }
+
+    /// Whether `tail` (not empty) is the start of a longer value.
+    fn could_start(&self, tail: &[u8]) -> bool {
+        self.starts[tail[0] as usize]
+            && self.values.iter().any(|v| v.len() > tail.len() && v.starts_with(tail))
     }
 
     /// The values whose first bytes `rest` starts with.
@@ -124,25 +82,25 @@ impl Matcher {
             .copied()
     }
 
-    /// Every value that stands whole in `raw` (start, end, which); `None` when `raw` may hold
-    /// one broken by an escape sequence, or end with the start of one: the text must be worked
-    /// out then.
+    /// Every value that stands whole in `raw` (start, end, which), and where a tail that a
+    /// later read could make a value begins; `None` when the text of `raw` is more than its
+    /// bytes (see [`needs_text`]), or a value runs into that tail: the text must be worked out
+    /// then. An escape sequence breaks the text: a value drawn in pieces around one is the
+    /// model's own check to find.
     pub(super) fn find_contiguous(
         &self,
         raw: &[u8],
         may_hold: bool,
         held_state: Scan,
     ) -> Option<(Vec<Found>, usize)> {
-        // Inside a string (a title, a link) every control is ignored, so any of them could
-        // stand inside a value: reads with strings go the slow way.
-        let string_start =
-            |byte: Option<&u8>| matches!(byte, Some(b']' | b'P' | b'X' | b'^' | b'_'));
+        // Inside a string (a title, a link) every control is ignored: the slow way.
         let opens_string = match held_state {
             Scan::Str | Scan::Dcs | Scan::StrEscape => true,
-            Scan::Escape => string_start(raw.first()),
+            Scan::Escape => matches!(raw.first(), Some(b']' | b'P' | b'X' | b'^' | b'_')),
             _ => false,
         };
-        if opens_string {
+        // A `c2` at the end may be the first half of a C1 control that a value goes on after.
+        if opens_string || needs_text(raw) || raw.last() == Some(&0xc2) {
             return None;
         }
         let mut matches = Vec::new();
@@ -155,73 +113,22 @@ impl Matcher {
                 let same = rest.iter().zip(value).take_while(|(a, b)| a == b).count();
                 if same == value.len() {
                     // Bytes that read as text only: not an escape sequence's final byte.
-                    if !matches!(
-                        end_state(&raw[..at], held_state),
-                        Scan::Ground | Scan::Str | Scan::Dcs
-                    ) {
+                    if end_state(&raw[..at], held_state) != Scan::Ground {
                         return None;
                     }
                     matches.push((at, at + value.len(), index));
                 } else if same == rest.len() && may_hold {
                     cut = cut.min(at);
-                } else if rest.get(same).is_some_and(|&b| b == ESC || is_silent(b)) {
-                    return None;
                 }
             }
         }
         // The start of a value at the very end, shorter than the search's prefixes.
-        let could_start = |tail: &[u8]| self.short.could_start(tail);
         let tail = raw.len().saturating_sub(PREFIX - 1)..raw.len();
-        if let Some(at) = tail.into_iter().find(|&at| may_hold && could_start(&raw[at..])) {
+        if let Some(at) = tail.into_iter().find(|&at| may_hold && self.could_start(&raw[at..])) {
             cut = cut.min(at);
         }
-        // An escape sequence or a bell within a value's first bytes, which the search does not
-        // see; other silent controls are rare enough to send the whole read the slow way.
-        for esc in memchr::memchr2_iter(ESC, BEL, raw) {
-            if raw[esc] == ESC && string_start(raw.get(esc + 1)) {
-                return None;
-            }
-            // Most escape sequences follow text that starts no value, or another sequence
-            // (whose final byte, the `A` of a cursor move, is not text): nothing to look at.
-            let window = &raw[esc.saturating_sub(PREFIX - 1)..esc];
-            // One branch for the three bytes, not one each: which way it goes is hard to guess.
-            let near_start = window.iter().fold(false, |any, &b| any | self.starts[b as usize]);
-            if !near_start || ends_csi(raw, esc) {
-                continue;
-            }
-            for k in 1..PREFIX.min(esc + 1) {
-                let before = &raw[esc - k..esc];
-                if !could_start(before) {
-                    continue;
-                }
-                // Does the text after the escape sequences go on with the value? Read on, across
-                // more of them, until it is clear.
-                let mut joined = [0u8; 2 * PREFIX];
-                joined[..k].copy_from_slice(before);
-                let fits = |joined: &[u8]| {
-                    // Short ones by the tables (most reads stop here), longer ones by the values.
-                    let whole = || self.values.iter().any(|v| v.as_slice() == joined);
-                    if joined.len() <= 3 {
-                        return self.short.could_start(joined) || whole();
-                    }
-                    self.values.iter().any(|v| {
-                        let n = v.len().min(joined.len());
-                        v[..n] == joined[..n]
-                    })
-                };
-                let (len, open) = text_after(raw, esc, &mut joined, k, fits);
-                let goes_on = len > k && fits(&joined[..len]);
-                if open && may_hold {
-                    // The read ends before it is clear: hold from here.
-                    cut = cut.min(esc - k);
-                } else if goes_on || open {
-                    return None;
-                }
-            }
-        }
-        let silent = has_silent_but_bell(raw) || has_c1_after_ascii(raw);
         // A value that runs into the held tail is left to the slow way.
-        if silent || matches.iter().any(|&(_, end, _)| end > cut) {
+        if matches.iter().any(|&(_, end, _)| end > cut) {
             return None;
         }
         Some((matches, cut))
@@ -250,10 +157,7 @@ impl Matcher {
         // Tails shorter than the search's prefixes.
         for &end in open_ends {
             for at in end.saturating_sub(PREFIX - 1)..end {
-                let rest = &text[at..end];
-                let could = self.starts[rest[0] as usize]
-                    && self.values.iter().any(|v| v.len() > rest.len() && v.starts_with(rest));
-                if could {
+                if self.could_start(&text[at..end]) {
                     holds.push(at);
                     break;
                 }

@@ -1,7 +1,11 @@
-//! Masking: the values of the secrets a pane was given never reach its terminal model. Each
-//! occurrence in the program's output becomes as many `*` as the value has bytes, also when it
-//! arrives split across reads or with escape sequences between its characters (a redraw that
-//! colours or moves between them), and inside escape sequences' strings (a window title).
+//! Masking, the first line: the values of the secrets a pane was given are starred in its
+//! output stream before its terminal model sees them. Each occurrence becomes as many `*` as
+//! the value has bytes, also when it arrives split across reads, with controls the terminal
+//! ignores between its characters (C0 and C1), and inside escape sequences' strings (a window
+//! title). An escape sequence breaks the text: a value drawn in pieces around one (a colour
+//! change, a cursor move) is found by the second line, the model's check of what it drew
+//! (`term::redact`, with [`ScreenRedactor`]), which catches every drawing order. Looking into
+//! escape sequences here as well cost a third of the parse time of escape-heavy output.
 //!
 //! Matching runs on the output's text: the bytes left once the syntax of escape sequences is
 //! set aside (`scan`). A tail that could be the start of a value is held back until the next
@@ -153,11 +157,16 @@ impl Masker {
         }
         self.runs.clear();
         self.end_state = scan(raw, self.held_state, &mut self.runs);
-        // The text: what shows on screen (text between escape sequences, joined), then each
-        // string (a title, a link) on its own, after an ESC (in no value) that keeps values
-        // from spanning two of them.
+        // The text: what shows on screen (text between escape sequences, each stretch on its
+        // own, joined across silent controls), then each string (a title, a link) on its own;
+        // an ESC (in no value) between two parts keeps values from spanning them.
         let mut offset = 0;
+        let mut last_piece = None;
         for run in self.runs.iter_mut().filter(|r| !r.state.is_string()) {
+            if last_piece.is_some_and(|piece| piece != run.piece) {
+                offset += 1;
+            }
+            last_piece = Some(run.piece);
             run.text = offset;
             offset += run.len;
         }
@@ -180,11 +189,16 @@ impl Masker {
             self.text.extend_from_slice(&raw[run.raw..run.raw + run.len]);
         }
         let text: &[u8] = &self.text;
-        // Where a later read could continue the text: the end of what shows, and the end of a
-        // string that has not ended yet.
-        let shown_end =
-            self.runs.iter().filter(|r| !r.state.is_string()).map(|r| r.text + r.len).max();
-        let mut open_ends = vec![shown_end.unwrap_or(0)];
+        // Where a later read could continue the text: the end of what shows unless an escape
+        // sequence follows it, and the end of a string that has not ended yet.
+        let last_shown = self.runs.iter().rfind(|r| !r.state.is_string());
+        let mut open_ends = Vec::new();
+        if let Some(run) = last_shown {
+            let after = &raw[run.raw + run.len..];
+            if !after.contains(&ESC) {
+                open_ends.push(run.text + run.len);
+            }
+        }
         if matches!(self.end_state, Scan::Str | Scan::Dcs | Scan::StrEscape) {
             open_ends
                 .extend(self.runs.last().filter(|r| r.state.is_string()).map(|r| r.text + r.len));

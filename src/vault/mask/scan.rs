@@ -43,6 +43,9 @@ pub(super) struct Run {
     pub(super) state: Scan,
     /// Which string (counted from the read's start) a Str run belongs to.
     pub(super) string: usize,
+    /// Which stretch of shown text between two escape sequences a Ground run belongs to: a
+    /// sequence breaks the text, silent controls do not.
+    pub(super) piece: usize,
 }
 
 /// The raw position of text byte `at`.
@@ -66,107 +69,58 @@ pub(super) fn mask(runs: &[Run], from: usize, to: usize, out: &mut [u8]) {
     }
 }
 
-/// Append to `joined` (which holds `len` bytes) the text that follows the escape sequences
-/// starting at `at`, across more of them, while `fits` says it could still be a value and
-/// until `joined` is full, a control moves the cursor, a string begins or the read ends; the
-/// length, and whether the read ended (or a string began) before it was clear.
-pub(super) fn text_after(
-    raw: &[u8],
-    mut at: usize,
-    joined: &mut [u8],
-    mut len: usize,
-    fits: impl Fn(&[u8]) -> bool,
-) -> (usize, bool) {
-    while len < joined.len() {
-        let Some(start) = skip_controls(raw, at) else {
-            return (len, true);
-        };
-        let run = raw[start..]
-            .iter()
-            .position(|&b| b < 0x20 || b == 0x7f)
-            .map_or(raw.len(), |n| start + n);
-        let take = (run - start).min(joined.len() - len);
-        joined[len..len + take].copy_from_slice(&raw[start..start + take]);
-        len += take;
-        if !fits(&joined[..len]) {
-            return (len, false);
-        }
-        match raw.get(run) {
-            None => return (len, len < joined.len()),
-            Some(&b) if b == ESC || is_silent(b) => at = run,
-            Some(_) => return (len, false),
-        }
+/// Whether the text of `raw` is more than its bytes: a silent control (BEL too) or a C1
+/// control between them, or a string sequence (OSC, DCS, SOS, PM, APC), whose text is read on
+/// its own. Byte comparisons in one pass without an early exit, which the compiler turns into
+/// vector code. (A read that starts with a byte 0x80 to 0x9F is most often a character cut by
+/// the read before: the model's own check covers the rare C1 control there.)
+pub(super) fn needs_text(raw: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, as just checked: the only requirement of a function
+        // compiled for it.
+        return unsafe { needs_text_avx2(raw) };
     }
-    (len, false)
+    needs_text_portable(raw)
 }
 
-/// Whether the byte before `at` is the final byte of a CSI sequence that `raw` holds whole:
-/// part of the sequence, not text. Anything unusual in it (a control, a missing start) says
-/// no, which only means the bytes are looked at as if they were text.
-pub(super) fn ends_csi(raw: &[u8], at: usize) -> bool {
-    let Some(last) = at.checked_sub(1) else {
-        return false;
-    };
-    if !(0x40..=0x7e).contains(&raw[last]) {
-        return false;
-    }
-    let mut start = last;
-    while start > 0 && (0x20..=0x3f).contains(&raw[start - 1]) {
-        start -= 1;
-    }
-    start >= 2 && raw[start - 1] == b'[' && raw[start - 2] == ESC
+/// [`needs_text`] compiled for AVX2: twice the bytes a step of the same code.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn needs_text_avx2(raw: &[u8]) -> bool {
+    needs_text_portable(raw)
 }
 
-/// Where the text goes on after the escape sequences (and bells) starting at `at`: `None` when
-/// the read ends first or a string begins.
-fn skip_controls(raw: &[u8], mut at: usize) -> Option<usize> {
-    // Whole CSI sequences one after another (cursor moves, colors) are most of what is
-    // skipped; anything else, or a sequence cut short, is left to the general scanner.
-    while raw.get(at) == Some(&ESC) && raw.get(at + 1) == Some(&b'[') {
-        let mut end = at + 2;
-        while raw.get(end).is_some_and(|b| (0x20..=0x3f).contains(b)) {
-            end += 1;
-        }
-        match raw.get(end) {
-            Some(0x40..=0x7e) => at = end + 1,
-            _ => break,
-        }
-    }
-    let mut state = Scan::Ground;
-    loop {
-        let byte = *raw.get(at)?;
-        state = match (state, byte) {
-            (_, ESC) => Scan::Escape,
-            (_, CAN | SUB) => Scan::Ground,
-            (Scan::Ground, b) if is_silent(b) => Scan::Ground,
-            (Scan::Ground, _) => return Some(at),
-            (Scan::Escape, b'[') => Scan::Csi,
-            (Scan::Escape, b']' | b'P' | b'X' | b'^' | b'_') => return None,
-            (_, 0x00..=0x1f | 0x7f) => state,
-            (Scan::Escape | Scan::Intermediate, 0x20..=0x2f) => Scan::Intermediate,
-            (Scan::Csi, 0x40..=0x7e) | (Scan::Escape | Scan::Intermediate, _) => Scan::Ground,
-            _ => state,
-        };
-        at += 1;
-    }
-}
-
-/// Whether `raw` holds a silent control other than BEL: byte comparisons only, in one pass
-/// without an early exit, which the compiler turns into vector code.
-pub(super) fn has_silent_but_bell(raw: &[u8]) -> bool {
-    raw.iter().fold(0u8, |any, &b| {
-        any | u8::from(b < 0x07)
+#[inline(always)]
+fn needs_text_portable(raw: &[u8]) -> bool {
+    let Some(&last) = raw.last() else { return false };
+    let silent = |b: u8| {
+        u8::from(b < 0x08)
             | u8::from(b.wrapping_sub(0x0e) < 13)
             | u8::from(b.wrapping_sub(0x1c) < 4)
             | u8::from(b == 0x7f)
-    }) != 0
+    };
+    // Each byte with the next: two slices zipped, which vectorizes where `windows` may not.
+    let pairs = raw.iter().zip(&raw[1..]).fold(0u8, |any, (&a, &b)| {
+        let c1 = (u8::from(a < 0x80) | u8::from(a == 0xc2)) & u8::from(b.wrapping_sub(0x80) < 0x20);
+        let intro = u8::from(b.wrapping_sub(b']') < 3) | u8::from(b == b'P') | u8::from(b == b'X');
+        any | silent(a) | c1 | (u8::from(a == ESC) & intro)
+    });
+    pairs | silent(last) != 0
 }
 
 #[cfg(test)]
 #[test]
-fn the_silent_check_matches_the_definition() {
-    for b in 0..=255u8 {
-        assert_eq!(has_silent_but_bell(&[b'x', b]), b != BEL && is_silent(b), "{b:#x}");
+fn the_text_check_matches_the_definitions() {
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            let expected = is_silent(a)
+                || is_silent(b)
+                || (a == ESC && matches!(b, b']' | b'P' | b'X' | b'^' | b'_'))
+                || c1_len(&[a, b], 1) > 0
+                || (a == 0xc2 && c1_len(&[a, b], 0) > 0);
+            assert_eq!(needs_text(&[a, b]), expected, "{a:#x} {b:#x}");
+        }
     }
 }
 
@@ -180,17 +134,6 @@ pub(super) fn c1_len(raw: &[u8], at: usize) -> usize {
         Some(0x80..=0x9f) if at == 0 || raw[at - 1] < 0x80 => 1,
         _ => 0,
     }
-}
-
-/// Whether `raw` holds a C1 control (see [`c1_len`]): a byte 0x80 to 0x9F after an ASCII byte
-/// or after `c2`. Byte comparisons in one pass, which valid UTF-8 text passes unless it holds
-/// U+0080 to U+009F (a continuation byte never follows ASCII).
-/// (A read that starts with such a byte is most often a character cut by the read before: the
-/// model's own check covers the rare C1 control there.)
-pub(super) fn has_c1_after_ascii(raw: &[u8]) -> bool {
-    raw.windows(2).fold(false, |any, w| {
-        any | ((w[0] < 0x80) | (w[0] == 0xc2)) & (w[1].wrapping_sub(0x80) < 0x20)
-    })
 }
 
 /// A control character that neither shows nor moves the cursor (a terminal ignores it, or
@@ -213,23 +156,31 @@ pub(super) fn end_state(raw: &[u8], state: Scan) -> Scan {
 pub(super) fn scan(raw: &[u8], mut state: Scan, runs: &mut Vec<Run>) -> Scan {
     let mut i = 0;
     let mut string = 0;
-    let push = |runs: &mut Vec<Run>, from: usize, to: usize, state: Scan, string: usize| {
+    let mut piece = 0;
+    let push = |runs: &mut Vec<Run>, from: usize, to: usize, state: Scan, string: usize, piece| {
         if to > from {
             // Where it falls in the text is worked out once the read is split (`process`).
-            runs.push(Run { raw: from, text: 0, len: to - from, state, string });
+            runs.push(Run { raw: from, text: 0, len: to - from, state, string, piece });
         }
     };
     while i < raw.len() {
         match state {
             Scan::Ground => {
                 // Controls that show nothing are no text: "SE<BEL>CRET" shows as SECRET, and so
-                // does "SE<C1>CRET" (the parser drops C1 controls).
+                // does "SE<C1>CRET" (the parser drops C1 controls). A `c2` that ends the read
+                // may be the first half of one: not text either, until the next read says.
                 let end = (i..raw.len())
-                    .find(|&j| raw[j] == ESC || is_silent(raw[j]) || c1_len(raw, j) > 0)
+                    .find(|&j| {
+                        raw[j] == ESC
+                            || is_silent(raw[j])
+                            || c1_len(raw, j) > 0
+                            || (raw[j] == 0xc2 && j + 1 == raw.len())
+                    })
                     .unwrap_or(raw.len());
-                push(runs, i, end, state, string);
+                push(runs, i, end, state, string, piece);
                 if end < raw.len() && raw[end] == ESC {
                     state = Scan::Escape;
+                    piece += 1;
                 }
                 i = end + c1_len(raw, end).max(1);
             }
@@ -240,7 +191,7 @@ pub(super) fn scan(raw: &[u8], mut state: Scan, runs: &mut Vec<Run>) -> Scan {
                     .iter()
                     .position(|&b| b < 0x20 || b == 0x7f)
                     .map_or(raw.len(), |n| i + n);
-                push(runs, i, end, state, string);
+                push(runs, i, end, state, string, piece);
                 if end < raw.len() {
                     state = match raw[end] {
                         ESC => Scan::StrEscape,

@@ -17,6 +17,7 @@ pub struct ScreenRedactor {
     matcher: Matcher,
     longest: usize,
     line_ends: usize,
+    ascii_only: bool,
     /// Added to as values are found, one count per value (the pane's masked counts).
     counts: Arc<[AtomicU64]>,
 }
@@ -29,8 +30,9 @@ impl ScreenRedactor {
         let longest = values.iter().map(|v| v.len()).max()?;
         let line_ends =
             values.iter().map(|v| v.iter().filter(|&&b| b == b'\n').count()).max().unwrap_or(0);
+        let ascii_only = values.iter().all(|v| v.is_ascii());
         let matcher = Matcher::new(values)?;
-        Some(ScreenRedactor { matcher, longest, line_ends, counts })
+        Some(ScreenRedactor { matcher, longest, line_ends, ascii_only, counts })
     }
 }
 
@@ -51,5 +53,9 @@ impl Redactor for ScreenRedactor {
 
     fn line_ends(&self) -> usize {
         self.line_ends
+    }
+
+    fn ascii_only(&self) -> bool {
+        self.ascii_only
     }
 }
