@@ -225,6 +225,26 @@ fn check_changed(state: &mut State, redaction: &mut Redaction, changed: &[u64]) 
     redaction.scratch.lines = spans;
 }
 
+/// Whether a character (not ASCII) may show as nothing in a line of text such as a title: no
+/// width, a control, or one that Unicode says to ignore or that fonts draw empty, whatever
+/// width a terminal cell gives it. Leaving out more than shows only finds more.
+fn shows_as_nothing(c: char) -> bool {
+    matches!(c.width(), Some(0) | None)
+        || matches!(
+            u32::from(c),
+            // Default ignorable code points (Unicode's DerivedCoreProperties).
+            0xad | 0x34f | 0x61c | 0x115f..=0x1160 | 0x17b4..=0x17b5 | 0x180b..=0x180f
+                | 0x200b..=0x200f | 0x202a..=0x202e | 0x2060..=0x206f | 0x3164
+                | 0xfe00..=0xfe0f | 0xfeff | 0xffa0 | 0xfff0..=0xfff8 | 0x1bca0..=0x1bca3
+                | 0x1d173..=0x1d17a | 0xe0000..=0xe0fff
+                // Other format characters, which some fonts draw empty.
+                | 0x600..=0x605 | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2 | 0x110bd | 0x110cd
+                | 0x13430..=0x1343f
+                // Line and paragraph separators.
+                | 0x2028..=0x2029
+        )
+}
+
 impl State {
     /// After a chunk: check the rows that changed, and clear their marks.
     pub(super) fn redact_changes(&mut self) {
@@ -256,8 +276,9 @@ impl State {
     }
 
     /// Star the values in `text` (decoded: a title, a notification, a path), as it shows:
-    /// characters of no width (combining marks, joiners, variation selectors, format
-    /// characters) do not hide a value, and are starred with it.
+    /// characters that may show as nothing (combining marks, joiners, variation selectors,
+    /// format characters, line separators, fillers) do not hide a value, and are starred with
+    /// it.
     pub(super) fn redact_text(&mut self, text: String) -> String {
         let Some(redaction) = self.redaction.as_mut() else { return text };
         // The shown text, and for each of its bytes where its character starts in `text`.
@@ -265,7 +286,7 @@ impl State {
         let mut from = Vec::with_capacity(text.len());
         let mut utf8 = [0u8; 4];
         for (at, c) in text.char_indices() {
-            if !c.is_ascii() && (c.width() == Some(0) || c == '\u{ad}') {
+            if !c.is_ascii() && shows_as_nothing(c) {
                 continue;
             }
             for &byte in c.encode_utf8(&mut utf8).as_bytes() {

@@ -157,6 +157,18 @@ fn titles_notifications_links_and_the_clipboard_never_carry_a_value() {
 }
 
 #[test]
+fn characters_a_title_may_draw_as_nothing_do_not_hide_a_value() {
+    // Found by an outside attack: each of these takes a cell on screen (a gap there), but a
+    // line of text such as the title strip may draw it as nothing.
+    for between in ["\u{2028}", "\u{2029}", "\u{600}", "\u{115f}", "\u{110bd}", "\u{e0001}"] {
+        let mut term = term(20, 3, vec![b"SECRET"]);
+        term.advance(format!("\x1b]2;t SEC{between}RET\x07").as_bytes());
+        let title = term.title().unwrap_or_default().to_owned();
+        assert!(title.starts_with("t ***") && !title.contains("RET"), "{between:?}: {title:?}");
+    }
+}
+
+#[test]
 fn a_reset_keeps_the_redactor() {
     let mut term = term(20, 3, vec![b"SECRET"]);
     term.advance(b"\x1bcSEC\x1b[3DXXX\x1b[3DSECRET");
