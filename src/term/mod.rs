@@ -29,6 +29,8 @@ mod shown_text;
 mod state;
 mod styles;
 mod tabs;
+#[cfg(test)]
+mod test_redactor;
 mod utf8_carry;
 
 pub use accessors::{row_text, CursorView};

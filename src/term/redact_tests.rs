@@ -1,42 +1,8 @@
 //! The model's redaction, with a plain redactor that knows its values: what a user would see
 //! on screen, in the scrollback, in titles and notifications, and on the clipboard.
 
-use std::ops::Range;
-
-use super::Redactor;
-use crate::term::{row_text, TermConfig, TermEvent, TermSize, Terminal};
-
-struct Values(Vec<&'static [u8]>);
-
-impl Redactor for Values {
-    fn find(&mut self, text: &[u8], found: &mut Vec<Range<usize>>) {
-        for value in &self.0 {
-            let mut at = 0;
-            while let Some(n) = text[at..].windows(value.len()).position(|w| w == *value) {
-                found.push(at + n..at + n + value.len());
-                at += n + 1;
-            }
-        }
-    }
-
-    fn longest(&self) -> usize {
-        self.0.iter().map(|v| v.len()).max().unwrap_or(1)
-    }
-
-    fn line_ends(&self) -> usize {
-        self.0.iter().map(|v| v.iter().filter(|&&b| b == b'\n').count()).max().unwrap_or(0)
-    }
-
-    fn ascii_only(&self) -> bool {
-        self.0.iter().all(|v| v.is_ascii())
-    }
-}
-
-fn term(cols: usize, lines: usize, values: Vec<&'static [u8]>) -> Terminal {
-    let mut term = Terminal::new(TermSize::new(cols, lines), TermConfig { scrollback_lines: 100 });
-    term.set_redactor(Box::new(Values(values)));
-    term
-}
+use crate::term::test_redactor::term;
+use crate::term::{row_text, TermEvent, Terminal};
 
 /// Every row kept, scrollback first, trailing blanks cut.
 fn all_text(term: &Terminal) -> Vec<String> {
