@@ -242,10 +242,11 @@ pub struct PaneArg {
 
 #[derive(Debug, Subcommand)]
 pub enum CtlVerb {
-    /// Open a tab running CMD (default: $SHELL) and print its pane id.
+    /// Open a tab running CMD (default: $SHELL), or a configured thread, and print its pane id.
     New {
-        /// Name the tab as this agent thread.
-        #[arg(long)]
+        /// Open the configured thread of this name as at launch (its command, folder,
+        /// environment, lock, secrets and place).
+        #[arg(long, conflicts_with_all = ["cwd", "command"])]
         thread: Option<String>,
         /// Start the program in this directory.
         #[arg(long)]

@@ -1,6 +1,8 @@
 //! The control protocol's requests, carried out on the workspace: what `paddock ctl` and
 //! `paddock ls` ask for.
 
+use std::path::PathBuf;
+
 use crate::ctl::protocol::{
     ErrorCode, InstanceInfo, LockInfo, NetInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
 };
@@ -31,8 +33,11 @@ impl Workspace {
             Request::Stop => return Outcome::Stop,
             Request::Close { pane } => return self.close(PaneId(pane)),
             Request::Ls => Ok(Reply { instance: Some(self.describe()), ..Reply::ok() }),
-            Request::New { thread, cwd, command } => self
-                .open_tab_inner(thread, cwd, command)
+            Request::New { thread: Some(name), cwd, command } => self
+                .open_configured(&name, cwd, command)
+                .map(|pane| Reply { pane: Some(pane.0), ..Reply::ok() }),
+            Request::New { thread: None, cwd, command } => self
+                .open_tab_inner(None, cwd, command)
                 .map(|pane| Reply { pane: Some(pane.0), ..Reply::ok() }),
             Request::Split { pane, direction, command } => {
                 let axis = match direction {
@@ -71,6 +76,37 @@ impl Workspace {
             },
         };
         Outcome::Reply(result.unwrap_or_else(|Refusal(code, message)| Reply::error(code, message)))
+    }
+
+    /// `ctl new --thread NAME`: open the configured thread of that name as at launch (its
+    /// command, cwd, env, lock, secrets and place), or say which names there are.
+    fn open_configured(
+        &mut self,
+        name: &str,
+        cwd: Option<PathBuf>,
+        command: Vec<String>,
+    ) -> Result<PaneId, Refusal> {
+        let Some(spec) = self.threads.iter().find(|t| t.name == name).cloned() else {
+            let names: Vec<String> = self.threads.iter().map(|t| format!("{:?}", t.name)).collect();
+            let known = match names.is_empty() {
+                true => "the configuration has no threads".to_owned(),
+                false => format!("the configured threads are {}", names.join(", ")),
+            };
+            return Err(Refusal(
+                ErrorCode::BadRequest,
+                format!("no thread named {name:?}: {known}"),
+            ));
+        };
+        if cwd.is_some() || !command.is_empty() {
+            return Err(Refusal(
+                ErrorCode::BadRequest,
+                format!(
+                    "thread {name:?} opens as configured: leave out --cwd and the command (or \
+                     leave out --thread for a plain tab)"
+                ),
+            ));
+        }
+        Ok(self.open_thread(&spec))
     }
 
     fn send(

@@ -55,6 +55,24 @@ fn configured_threads_open_at_launch_in_their_tabs_and_splits() {
         plain.contains("agent") && plain.contains("tests") && plain.contains("notes"),
         "{plain}"
     );
+    // `ctl new --thread NAME` opens the configured thread again, as at launch: its command
+    // and env, in its place (beside the first agent pane).
+    let opened = instance.ctl(&["new", "--thread", "tests"]);
+    assert_eq!(opened.trim(), "4");
+    instance.wait_for_text("4", "tests with watch");
+    let pane = instance.pane(4);
+    assert_eq!((pane["thread"].as_str(), pane["tab"].as_str()), (Some("tests"), Some("agent")));
+    // An unknown name is an error that lists the configured ones; a configured thread cannot
+    // be given another command or folder.
+    let unknown = instance.run(&["ctl", "new", "--thread", "nope"]);
+    assert!(!unknown.status.success());
+    let why = text(&unknown.stderr);
+    assert!(why.contains(r#"no thread named "nope""#), "{why}");
+    assert!(why.contains(r#""agent", "tests", "notes""#), "{why}");
+    let changed = instance.run(&["ctl", "new", "--thread", "notes", "--", "vim"]);
+    assert!(!changed.status.success());
+    assert!(text(&changed.stderr).contains("cannot be used with"), "{}", text(&changed.stderr));
+    assert_eq!(instance.ls()["instances"][0]["panes"].as_array().map(Vec::len), Some(4));
 }
 
 /// The configuration file in use is out of a lock's reach, also a `--config` that lies inside

@@ -38,6 +38,9 @@ fn hostile_requests_get_json_errors_and_the_instance_keeps_running() {
         (b"{\"protocol\":1,\"verb\":\"send\",\"pane\":999,\"text\":\"x\"}\n", "no_such_pane"),
         (b"{\"protocol\":1,\"verb\":\"send\",\"pane\":1,\"keys\":\"C-\"}\n", "bad_request"),
         (b"{\"protocol\":1,\"verb\":\"resize\",\"pane\":1,\"cols\":0,\"rows\":5}\n", "bad_request"),
+        // A thread that is not configured, and a command for one (`ctl` itself refuses both
+        // together before asking).
+        (b"{\"protocol\":1,\"verb\":\"new\",\"thread\":\"nope\"}\n", "bad_request"),
         (
             b"{\"protocol\":1,\"verb\":\"resize\",\"pane\":1,\"cols\":99999,\"rows\":5}\n",
             "bad_request",

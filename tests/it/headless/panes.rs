@@ -84,13 +84,12 @@ fn splits_lay_panes_out_and_programs_see_their_size() {
 fn an_exit_code_is_shown_and_exit_with_child_returns_it() {
     let runtime = Runtime::new();
     let instance = runtime.start(BASH);
-    let pane = instance.ctl(&["new", "--thread", "builder", "--", "sh", "-c", "echo bye; exit 3"]);
+    let pane = instance.ctl(&["new", "--", "sh", "-c", "echo bye; exit 3"]);
     let pane = pane.trim();
     wait_for("the program to exit", || instance.pane(2)["status"] == "exited");
     let info = instance.pane(2);
     assert_eq!(info["exit_code"], 3);
-    assert_eq!(info["thread"], "builder");
-    assert_eq!(info["tab"], "builder");
+    assert_eq!(info["tab"], "sh");
     // The pane keeps its last screen.
     assert!(instance.capture(pane).contains("bye"));
     let listing = text(&instance.run(&["ls"]).stdout);
