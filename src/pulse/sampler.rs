@@ -18,7 +18,8 @@ use crate::term::{row_text, Terminal};
 
 /// The shortest time between samples, whatever is asked (a zero period would spin).
 const MIN_PERIOD: Duration = Duration::from_millis(10);
-/// How far back the output rate looks (a rate over one tick jumps with every chunk).
+/// How far back the output rate and the CPU look: a rate over one tick jumps with every chunk of
+/// output, and CPU over one tick with every short burst of an idle program's housekeeping.
 const RATE_WINDOW: Duration = Duration::from_secs(2);
 /// Seconds of history kept for the sparkline.
 pub const HISTORY: usize = 60;
@@ -153,14 +154,38 @@ impl Drop for Sampler {
     }
 }
 
+/// Readings of a running total over the last [`RATE_WINDOW`] (and the one just before it), for
+/// its rate.
+#[derive(Default)]
+struct Window(VecDeque<(Duration, f64)>);
+
+impl Window {
+    /// Add the total at `now`: its rate per second over the window.
+    fn push(&mut self, now: Duration, total: f64) -> f64 {
+        self.0.push_back((now, total));
+        while self.0.len() > 2 && self.0[1].0 + RATE_WINDOW <= now {
+            self.0.pop_front();
+        }
+        match (self.0.front(), self.0.back()) {
+            (Some(&(t0, v0)), Some(&(t1, v1))) if t1 > t0 => {
+                (v1 - v0).max(0.0) / (t1 - t0).as_secs_f64()
+            }
+            _ => 0.0,
+        }
+    }
+}
+
 /// What the sampler keeps per pane between ticks.
 struct Watched {
     watch: Watch,
     pulse: Pulse,
+    /// The process tree's CPU time at the last tick.
     cpu_total: Option<Duration>,
-    last_tick: Duration,
-    /// (time, bytes out) over the rate window.
-    bytes: VecDeque<(Duration, u64)>,
+    /// CPU time used since the pane was watched: the sum of each tick's increase (a child that
+    /// exits takes its time out of the tree's total; that is no negative use).
+    cpu_used: Duration,
+    cpu: Window,
+    bytes: Window,
     history: VecDeque<(f32, f32)>,
     /// The current second, and the peak CPU and output rate within it.
     second: (u64, f32, f32),
@@ -193,8 +218,9 @@ fn run(
                     let watched = Watched {
                         pulse: Pulse::new(now),
                         cpu_total: None,
-                        last_tick: now,
-                        bytes: VecDeque::new(),
+                        cpu_used: Duration::ZERO,
+                        cpu: Window::default(),
+                        bytes: Window::default(),
                         history: VecDeque::new(),
                         second: (now.as_secs(), 0.0, 0.0),
                         rule: None,
@@ -241,22 +267,14 @@ fn run(
 
 fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
     let counters = pane.watch.activity.read();
-    let elapsed = now.saturating_sub(pane.last_tick).as_secs_f32().max(1e-3);
-    pane.last_tick = now;
     let total = pane.watch.pid.and_then(|pid| cpu.total(pid));
-    let cpu_percent = match (pane.cpu_total, total) {
-        (Some(before), Some(after)) => after.saturating_sub(before).as_secs_f32() / elapsed * 100.0,
-        _ => 0.0,
-    };
-    pane.cpu_total = total.or(pane.cpu_total);
-    pane.bytes.push_back((now, counters.bytes_out));
-    while pane.bytes.len() > 2 && pane.bytes[1].0 + RATE_WINDOW <= now {
-        pane.bytes.pop_front();
+    if let (Some(before), Some(after)) = (pane.cpu_total, total) {
+        pane.cpu_used += after.saturating_sub(before);
     }
-    let out_bytes_per_s = match (pane.bytes.front(), pane.bytes.back()) {
-        (Some(&(t0, b0)), Some(&(t1, b1))) if t1 > t0 => (b1 - b0) as f32 / (t1 - t0).as_secs_f32(),
-        _ => 0.0,
-    };
+    pane.cpu_total = total.or(pane.cpu_total);
+    // Averaged over the window, like the output rate.
+    let cpu_percent = (pane.cpu.push(now, pane.cpu_used.as_secs_f64()) * 100.0) as f32;
+    let out_bytes_per_s = pane.bytes.push(now, counters.bytes_out as f64) as f32;
     if pane.rule_seen_at != Some(counters.bytes_out) {
         pane.rule = screen_rule(&pane.watch);
         pane.rule_seen_at = Some(counters.bytes_out);
@@ -340,6 +358,36 @@ mod tests {
             assert!(Instant::now() < deadline, "no sample yet: the old 600 s period still holds");
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    #[test]
+    fn cpu_is_averaged_over_the_window_so_an_idle_programs_bursts_stay_below_the_floor() {
+        // An agent idle at its prompt: 20 ms of housekeeping once a second, sampled at 4 Hz.
+        // One tick would read 8% each second (over a 5% floor); the window reads 2%.
+        let mut window = Window::default();
+        let mut used = 0.0;
+        let mut peak: f64 = 0.0;
+        for tick in 0..40u64 {
+            if tick % 4 == 0 {
+                used += 0.020;
+            }
+            let percent = window.push(Duration::from_millis(250 * tick), used) * 100.0;
+            if tick >= 8 {
+                peak = peak.max(percent);
+            }
+        }
+        assert!(peak < 2.5, "{peak}");
+        // Steady work reads as it is, and stopping shows within the window.
+        let mut window = Window::default();
+        let at = |ms: u64| Duration::from_millis(ms);
+        for tick in 0..12u64 {
+            window.push(at(250 * tick), 0.125 * tick as f64);
+        }
+        assert!((window.push(at(3000), 1.5) * 100.0 - 50.0).abs() < 1.0);
+        for tick in 13..30u64 {
+            window.push(at(250 * tick), 1.5);
+        }
+        assert_eq!(window.push(at(7500), 1.5), 0.0);
     }
 
     #[test]
