@@ -85,7 +85,9 @@ pub fn tab_bar(
 
 /// What a pane's title strip says.
 pub struct Strip<'a> {
-    /// The program's name, in bold.
+    /// The configured thread the pane runs: first, in bold, always shown.
+    pub name: Option<&'a str>,
+    /// The program's name: first and in bold when the pane runs no configured thread.
     pub program: &'a str,
     /// The title it set (OSC 0/2).
     pub title: Option<&'a str>,
@@ -93,17 +95,19 @@ pub struct Strip<'a> {
     pub cwd: Option<&'a str>,
     /// In inverse video at the right end: the search field, or how far the view is scrolled.
     pub right: Option<&'a str>,
-    /// At the left end: what the pane's lock enforces.
+    /// After the name: what the pane's lock enforces.
     pub lock: Option<Badge<'a>>,
     /// Before the lock: the pane's pulse (state), and its last minute as a sparkline.
     pub pulse: Option<Badge<'a>>,
     pub spark: Option<&'a str>,
 }
 
-/// A word in color at a strip's left end.
+/// A word in color after a strip's name.
 #[derive(Clone, Copy, Debug)]
 pub struct Badge<'a> {
     pub text: &'a str,
+    /// One symbol that stands for it where the strip is too narrow for the text.
+    pub short: &'a str,
     /// The SGR color of its background (`32` green, `33` yellow, `31` red).
     pub color: u8,
 }
@@ -128,44 +132,67 @@ pub fn search_prompt(query: &str, missing: bool) -> String {
     format!("find: {}\u{2581}{missing}", clean(query, 60))
 }
 
-/// A pane's title strip: its pulse and lock badges, program, title and directory; something at
-/// the right end, which may cover the program, title and directory but never the badges.
+/// A pane's title strip: its name (the thread, else the program), its pulse and lock badges,
+/// the program, title and directory; something at the right end, which may cover the program,
+/// title and directory but never the name or the badges. Where the name and the whole badges
+/// do not fit, the badges shorten to their symbols (and the sparkline goes); text that does not
+/// fit ends in `…`.
 pub fn title_strip(strip: &Strip<'_>, cols: usize) -> Terminal {
     let width = |text: &str| unicode_width::UnicodeWidthStr::width(text);
     let mut row = one_row(cols);
-    let mut text = String::from("\x1b[?25l\x1b[?7l");
-    // Columns the badges take.
-    let mut badges = 0;
-    if let Some(badge) = strip.pulse {
-        let shown = clean(badge.text, 60);
-        badges += width(&shown) + 2;
-        text.push_str(&format!("\x1b[30;{}m {shown} \x1b[0m", badge.color + 10));
-    }
-    if let Some(spark) = strip.spark {
-        // In the pulse badge's color.
-        let color = strip.pulse.map_or(37, |b| b.color);
-        let shown = clean(spark, 60);
-        badges += width(&shown) + 1;
-        text.push_str(&format!("\x1b[{color}m{shown}\x1b[0m "));
-    }
-    if let Some(badge) = strip.lock {
+    let lead = fit(&clean(strip.name.unwrap_or(strip.program), 40), cols.saturating_sub(1));
+    let badges = [strip.pulse, strip.lock];
+    let spark = strip.spark.map(|spark| clean(spark, 60));
+    // The name, then each badge after a space, the sparkline after the pulse's.
+    let whole = 1
+        + width(&lead)
+        + badges.iter().flatten().map(|b| width(&clean(b.text, 60)) + 3).sum::<usize>()
+        + spark.as_ref().map_or(0, |s| width(s) + 1);
+    let short = whole > cols;
+    let mut text = format!("\x1b[?25l\x1b[?7l\x1b[1m {lead}\x1b[0m");
+    let mut used = 1 + width(&lead);
+    for (index, badge) in badges.iter().enumerate() {
+        let Some(badge) = badge else { continue };
+        let shown = clean(if short { badge.short } else { badge.text }, 60);
+        if used + width(&shown) + 3 > cols {
+            // Not even the symbols fit beside the name.
+            break;
+        }
         // Black on the badge's color.
-        let background = badge.color + 10;
-        let shown = clean(badge.text, 60);
-        badges += width(&shown) + 2;
-        text.push_str(&format!("\x1b[30;{background}m {shown} \x1b[0m"));
+        text.push_str(&format!(" \x1b[30;{}m {shown} \x1b[0m", badge.color + 10));
+        used += width(&shown) + 3;
+        if let (0, false, Some(spark)) = (index, short, &spark) {
+            // In the pulse badge's color.
+            text.push_str(&format!(" \x1b[{}m{spark}\x1b[0m", badge.color));
+            used += width(spark) + 1;
+        }
     }
-    text.push_str(&format!("\x1b[1m {}\x1b[0m", clean(strip.program, 40)));
+    if spark.is_some() && strip.pulse.is_none() && !short {
+        let spark = spark.as_deref().unwrap_or_default();
+        text.push_str(&format!(" \x1b[37m{spark}\x1b[0m"));
+        used += width(spark) + 1;
+    }
+    // What may be covered or cut: from here on.
+    let fixed = used.min(cols);
+    let mut rest = String::new();
+    if strip.name.is_some() && !strip.program.is_empty() {
+        rest.push_str(&format!("  {}", clean(strip.program, 40)));
+    }
     if let Some(title) = strip.title.filter(|t| !t.is_empty()) {
-        text.push_str(&format!("  {}", clean(title, 80)));
+        rest.push_str(&format!("  {}", clean(title, 80)));
     }
-    if let Some(cwd) = strip.cwd {
-        text.push_str(&format!("  \x1b[2m{}\x1b[0m", clean(cwd, 120)));
+    let cwd = strip.cwd.map(|cwd| format!("  {}", clean(cwd, 120)));
+    let room = cols.saturating_sub(fixed);
+    let rest_shown = fit(&rest, room);
+    text.push_str(&rest_shown);
+    let left = room.saturating_sub(width(&rest_shown));
+    if let Some(cwd) = cwd.filter(|_| width(&rest_shown) == width(&rest)) {
+        text.push_str(&format!("\x1b[2m{}\x1b[0m", fit(&cwd, left)));
     }
     if let Some(right) = strip.right {
         // Printed where it fits at the right edge, over the program, title and directory, cut
-        // short where it would reach the badges (a lock's badge is always read whole).
-        let room = cols.saturating_sub(badges + 2);
+        // short where it would reach the name or the badges (read whole, or as symbols).
+        let room = cols.saturating_sub(fixed + 1);
         let right = fit(&format!(" {} ", clean(right, 100)), room);
         if !right.is_empty() {
             let at = cols.saturating_sub(width(&right) + 1) + 1;
@@ -195,6 +222,7 @@ mod tests {
     #[test]
     fn the_strip_shows_program_title_directory_and_the_right_part() {
         let strip = Strip {
+            name: None,
             program: "bash",
             title: Some("build"),
             cwd: Some("/work"),
@@ -203,33 +231,67 @@ mod tests {
             pulse: None,
             spark: None,
         };
-        let row = title_strip(&strip, 60);
-        let text = crate::term::row_text(&row.rows()[0]);
+        let shown =
+            |strip: &Strip<'_>, cols| crate::term::row_text(&title_strip(strip, cols).rows()[0]);
+        let text = shown(&strip, 60);
         assert!(text.starts_with(" bash  build  /work"), "{text:?}");
-        let badge = Badge { text: "Locked (files + network)", color: 32 };
-        let locked = title_strip(&Strip { lock: Some(badge), ..strip }, 80);
-        let text = crate::term::row_text(&locked.rows()[0]);
-        assert!(text.starts_with(" Locked (files + network)  bash  build"), "{text:?}");
+        let badge = Badge { text: "Locked (files + network)", short: "L", color: 32 };
+        let text = shown(&Strip { lock: Some(badge), ..strip }, 80);
+        assert!(text.starts_with(" bash  Locked (files + network)   build"), "{text:?}");
         assert!(text.ends_with("find: needle\u{2581} (not found)"), "{text:?}");
-        let pulse = Badge { text: "NEEDS YOU: bell", color: 31 };
-        let busy = title_strip(
-            &Strip { pulse: Some(pulse), spark: Some("\u{2581}\u{2588}"), ..strip },
-            80,
-        );
-        let text = crate::term::row_text(&busy.rows()[0]);
-        assert!(text.starts_with(" NEEDS YOU: bell \u{2581}\u{2588}  bash"), "{text:?}");
-        // Too narrow: the right part takes what the badges leave, nothing panics.
-        let narrow = title_strip(&strip, 5);
-        assert_eq!(narrow.size().cols, 5);
+        let pulse = Badge { text: "NEEDS YOU: bell", short: "!", color: 31 };
+        let busy = Strip { pulse: Some(pulse), spark: Some("\u{2581}\u{2588}"), ..strip };
+        let text = shown(&busy, 80);
+        assert!(text.starts_with(" bash  NEEDS YOU: bell  \u{2581}\u{2588}  build"), "{text:?}");
+        // Too narrow: the right part takes what the name leaves, nothing panics.
+        assert_eq!(title_strip(&strip, 5).size().cols, 5);
         // A long note never covers the lock's badge: it is cut short instead.
         let note = "refused example.com:80 (Ctrl+Shift+N allows)";
-        let badge = Badge { text: "Locked (files; allow-listed network)", color: 32 };
-        let crowded = title_strip(&Strip { lock: Some(badge), right: Some(note), ..strip }, 60);
-        let text = crate::term::row_text(&crowded.rows()[0]);
-        assert!(text.starts_with(" Locked (files; allow-listed network) "), "{text:?}");
+        let badge = Badge { text: "Locked (files; allow-listed network)", short: "L", color: 32 };
+        let text = shown(&Strip { lock: Some(badge), right: Some(note), ..strip }, 70);
+        assert!(text.starts_with(" bash  Locked (files; allow-listed network) "), "{text:?}");
         assert!(text.contains(" refused example") && text.contains('…'), "{text:?}");
-        let tiny = title_strip(&Strip { lock: Some(badge), right: Some(note), ..strip }, 20);
-        let text = crate::term::row_text(&tiny.rows()[0]);
-        assert!(text.starts_with(" Locked (files; all"), "the badge first: {text:?}");
+    }
+
+    #[test]
+    fn a_narrow_strip_names_the_thread_first_and_shortens_the_badges() {
+        let pulse = Badge { text: "NEEDS YOU: Do you want to", short: "!", color: 31 };
+        let lock = Badge { text: "Locked (files + network)", short: "L", color: 32 };
+        let strip = Strip {
+            name: Some("review"),
+            program: "claude",
+            title: Some("Fix the parser"),
+            cwd: Some("/work/paddock"),
+            right: None,
+            lock: Some(lock),
+            pulse: Some(pulse),
+            spark: Some("\u{2581}\u{2588}\u{2585}"),
+        };
+        let shown =
+            |strip: &Strip<'_>, cols| crate::term::row_text(&title_strip(strip, cols).rows()[0]);
+        // Wide: the name, the whole badges, the sparkline, then the program, title and folder.
+        let text = shown(&strip, 120);
+        assert!(
+            text.starts_with(
+                " review  NEEDS YOU: Do you want to  \u{2581}\u{2588}\u{2585}  Locked (files + \
+                 network)   claude  Fix the parser  /work/paddock"
+            ),
+            "{text:?}"
+        );
+        // 30 columns: the name whole, the badges as symbols in their colors, the rest cut.
+        let row = title_strip(&strip, 30);
+        let text = crate::term::row_text(&row.rows()[0]);
+        assert!(text.starts_with(" review  !   L   claude  Fix "), "{text:?}");
+        assert!(text.trim_end().ends_with('…'), "{text:?}");
+        let bang = row.rows()[0].cells()[9];
+        assert_eq!(bang.ch(), '!');
+        // The right part never covers the name or the symbols.
+        let note = Strip { right: Some("config changed: Ctrl+Shift+R restarts"), ..strip };
+        let text = shown(&note, 30);
+        assert!(text.starts_with(" review  !   L  "), "{text:?}");
+        // Narrower than the name and a symbol: the name, and `…` for what does not fit; the
+        // name cut only when it alone does not fit.
+        assert_eq!(shown(&strip, 10).trim_end(), " review  …");
+        assert_eq!(shown(&strip, 6).trim_end(), " revi…");
     }
 }

@@ -177,8 +177,9 @@ fn tabs_a_title_strip_a_selection_and_search_matches_render_as_the_golden_image(
     let (bar, spans) = chrome::tab_bar(&[tab("agent"), tab("build")], Some(1), cols, None);
     assert_eq!(spans.len(), 2);
     let prompt = chrome::search_prompt("error", false);
-    let lock = Some(Badge { text: "Locked", color: 32 });
+    let lock = Some(Badge { text: "Locked", short: "L", color: 32 });
     let strip = Strip {
+        name: None,
         program: "bash",
         title: Some("tests"),
         cwd: None,
@@ -246,7 +247,8 @@ fn the_pulse_overlay_renders_each_state_as_its_golden_image() {
     let mut rect_pipeline = RectPipeline::new(&gpu.device, TARGET_FORMAT);
     let mut glow_pipeline = GlowPipeline::new(&gpu.device, TARGET_FORMAT);
     let spark = chrome::sparkline(&[0.1, 0.4, 0.9, 1.0, 0.7, 0.3, 0.8, 1.0], 0.05);
-    // name, state, level, badge and its color, what the pane shows.
+    // name, state, level, badge and its color, what the pane shows. A 30-column pane of a
+    // locked thread: the thread's name first and whole, the badges as their symbols.
     let states = [
         (
             "working",
@@ -269,13 +271,19 @@ fn the_pulse_overlay_renders_each_state_as_its_golden_image() {
     ];
     let mut edges = Vec::new();
     for (name, kind, level, badge, badge_color, screen) in states {
+        let symbol = match name {
+            "needs-you" => "!",
+            "exited" => "x",
+            _ => "\u{25cf}",
+        };
         let strip = Strip {
+            name: Some("review"),
             program: "claude",
-            title: None,
+            title: Some("Fix the parser"),
             cwd: None,
             right: None,
-            lock: None,
-            pulse: Some(Badge { text: badge, color: badge_color }),
+            lock: Some(Badge { text: "Locked (files + network)", short: "L", color: 32 }),
+            pulse: Some(Badge { text: badge, short: symbol, color: badge_color }),
             spark: Some(&spark),
         };
         let strip = chrome::title_strip(&strip, cols);

@@ -305,6 +305,15 @@ fn pulse_color(state: &PulseState) -> u8 {
     kind_of(state).color().ansi
 }
 
+/// The pulse badge where the strip is narrow: a symbol in the state's color.
+fn pulse_symbol(state: &PulseState) -> &'static str {
+    match state {
+        PulseState::NeedsYou(_) => "!",
+        PulseState::Exited(_) => "x",
+        PulseState::Working | PulseState::Quiet => "\u{25cf}",
+    }
+}
+
 /// How much a tab's lock word should worry its reader: the worst of its panes is shown.
 fn severity(level: &str) -> u8 {
     match level {
@@ -330,11 +339,8 @@ fn title_strip(
         .and_then(|c| c.first())
         .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
         .unwrap_or_default();
-    // A configured thread is named: splits in one tab may run different agents.
-    let program = match workspace.thread_of(pane) {
-        Some(thread) => format!("{} \u{b7} {program}", thread.name),
-        None => program,
-    };
+    // A configured thread is named first: splits in one tab may run different agents.
+    let name = workspace.thread_of(pane).map(|thread| thread.name.clone());
     let right = match &view.search {
         Some(search) => {
             let missing = !search.query.is_empty() && search.current.is_none();
@@ -379,6 +385,11 @@ fn title_strip(
     let lock_text = lock.map(ToString::to_string);
     let badge = lock.zip(lock_text.as_deref()).map(|(lock, text)| chrome::Badge {
         text,
+        // Where the strip is narrow: the color says how locked.
+        short: match lock {
+            Enforcement::Unlocked { .. } => "U",
+            _ => "L",
+        },
         color: match lock {
             Enforcement::Locked { .. } => 32,
             Enforcement::Degraded(_) => 33,
@@ -398,9 +409,11 @@ fn title_strip(
         PulseState::Exited(_) => "exited".to_owned(),
         state => state.name().to_owned(),
     });
-    let pulse_badge = pulse
-        .zip(pulse_text.as_deref())
-        .map(|(p, text)| chrome::Badge { text, color: pulse_color(&p.state) });
+    let pulse_badge = pulse.zip(pulse_text.as_deref()).map(|(p, text)| chrome::Badge {
+        text,
+        short: pulse_symbol(&p.state),
+        color: pulse_color(&p.state),
+    });
     // The last minute: CPU (a core is full height) or output (its own peak), whichever is
     // higher that second.
     let spark = pulse.filter(|p| !p.history.is_empty()).map(|p| {
@@ -410,6 +423,7 @@ fn title_strip(
         chrome::sparkline(&levels[levels.len().saturating_sub(20)..], 0.05)
     });
     let strip = chrome::Strip {
+        name: name.as_deref(),
         program: &program,
         title: term.title(),
         cwd: term.working_directory(),
