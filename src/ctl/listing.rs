@@ -1,8 +1,9 @@
 //! `paddock ls` for people: one block per instance, one line per pane.
 
-use super::protocol::{InstanceInfo, PaneState, PulseInfo};
+use super::protocol::{InstanceInfo, PaneInfo, PaneState, PulseInfo};
 
-/// The table `paddock ls` prints. The focused pane is marked with `*`.
+/// The table `paddock ls` prints: panes that wait for their user first, the longest waiting
+/// first, then the rest in order. The focused pane is marked with `*`.
 pub fn format_listing(instances: &[InstanceInfo]) -> String {
     if instances.is_empty() {
         return "no paddock instance is running\n".into();
@@ -24,7 +25,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             "SECRETS".into(),
             "COMMAND".into(),
         ]];
-        for pane in &instance.panes {
+        for pane in waiting_first(&instance.panes) {
             let status = match (pane.status, pane.exit_code) {
                 (PaneState::Running, _) => "running".to_owned(),
                 (PaneState::Exited, Some(code)) => format!("exited {code}"),
@@ -94,6 +95,17 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
         }
     }
     out
+}
+
+/// `panes` with those that need their user first, the longest waiting first; the others in
+/// their order.
+fn waiting_first(panes: &[PaneInfo]) -> Vec<&PaneInfo> {
+    let waited =
+        |pane: &PaneInfo| pane.pulse.as_ref().filter(|p| p.state == "needs_you").map(|p| p.since_s);
+    let mut waiting: Vec<&PaneInfo> = panes.iter().filter(|p| waited(p).is_some()).collect();
+    waiting.sort_by(|a, b| waited(b).unwrap_or(0.0).total_cmp(&waited(a).unwrap_or(0.0)));
+    waiting.extend(panes.iter().filter(|p| waited(p).is_none()));
+    waiting
 }
 
 /// "working 12s", "needs you 3s: bell".
@@ -205,11 +217,34 @@ mod tests {
 instance 42  /run/user/1000/paddock/42.sock
   the configuration has 1 problem (paddock config check); the last good one is in force
   PANE  TAB   THREAD    PID  SIZE   STATUS                                PULSE               CPU  OUT       LOCK    SECRETS          COMMAND
-  1*    bash  -         101  80x24  running                               working 1m          37%  3.2 KB/s  -       -                bash -c 'echo '\\''hi there'\\'''
   2     bash  reviewer  102  80x24  exited 3, config changed: lock wider  NEEDS YOU 4s: bell  0%   0         locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
+  1*    bash  -         101  80x24  running                               working 1m          37%  3.2 KB/s  -       -                bash -c 'echo '\\''hi there'\\'''
   13    bash  -         113  80x24  killed, config changed                -                   -    -         -       -                bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
+    }
+
+    #[test]
+    fn waiting_panes_come_first_the_longest_waiting_first() {
+        let waiting = |id, since_s| {
+            let mut pane = pane(id, PaneState::Running, None, false);
+            pane.pulse = Some(PulseInfo {
+                state: "needs_you".into(),
+                cpu_percent: 0.0,
+                out_bytes_per_s: 0.0,
+                since_s,
+                reason: Some("bell".into()),
+            });
+            pane
+        };
+        let panes = vec![
+            pane(1, PaneState::Running, None, true),
+            waiting(4, 3.0),
+            pane(5, PaneState::Running, None, false),
+            waiting(7, 90.0),
+        ];
+        let order: Vec<u32> = waiting_first(&panes).iter().map(|p| p.id).collect();
+        assert_eq!(order, [7, 4, 1, 5]);
     }
 
     /// A locked agent's notification cannot set a title or clear the user's screen through
