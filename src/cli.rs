@@ -255,6 +255,8 @@ pub enum CtlVerb {
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
     },
+    /// Focus the pane that has waited for its user longest, across tabs, and print its id.
+    NextWaiting,
     /// Split a pane and print the new pane's id.
     Split {
         #[command(flatten)]

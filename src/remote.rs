@@ -57,7 +57,7 @@ pub fn ctl(args: CtlArgs) -> anyhow::Result<()> {
     let mut client = Client::connect(&socket)?;
     let reply = client.call(&request).with_context(|| describe(&request))?;
     match request {
-        Request::New { .. } | Request::Split { .. } => {
+        Request::New { .. } | Request::Split { .. } | Request::NextWaiting => {
             let pane = reply.pane.context("the instance did not say which pane it opened")?;
             print_stdout(&format!("{pane}\n"))
         }
@@ -87,6 +87,7 @@ fn request_for(verb: CtlVerb) -> Request {
         CtlVerb::Resize { pane, size } => {
             Request::Resize { pane: pane.pane, cols: size.cols, rows: size.lines }
         }
+        CtlVerb::NextWaiting => Request::NextWaiting,
         CtlVerb::Stop => Request::Stop,
     }
 }
@@ -105,6 +106,7 @@ fn describe(request: &Request) -> String {
         Request::Restart { pane } => format!("cannot restart pane {pane}"),
         Request::Notify { pane, .. } => format!("cannot notify pane {pane}"),
         Request::Resize { pane, .. } => format!("cannot resize pane {pane}"),
+        Request::NextWaiting => "cannot go to a waiting pane".into(),
         Request::Stop => "cannot stop the instance".into(),
     }
 }

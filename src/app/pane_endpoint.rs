@@ -139,6 +139,7 @@ mod tests {
         let refused = [
             Request::New { thread: None, cwd: None, command: vec![] },
             Request::Restart { pane: 3 },
+            Request::NextWaiting,
             Request::Send { pane: 3, text: Some("x".into()), keys: None },
             Request::Close { pane: 3 },
             Request::Stop,

@@ -31,6 +31,7 @@ pub enum Action {
     AllowClipboard,
     AllowHost,
     ApproveProgram,
+    NextWaiting,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -104,6 +105,12 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
         "approve_program",
         "Ctrl+Shift+P",
         "approve again the pinned program the focused pane's secret was withheld from because it changed (the title strip shows both fingerprints), then restart the pane",
+    ),
+    (
+        Action::NextWaiting,
+        "next_waiting",
+        "Ctrl+Shift+J",
+        "jump to the pane that has waited for you longest, in any tab",
     ),
 ];
 

@@ -99,6 +99,11 @@ impl WindowApp {
                     eprintln!("paddock: {host} allowed for this pane until it closes");
                 }
             }
+            Action::NextWaiting => {
+                if self.server.workspace_mut().focus_longest_waiting().is_none() {
+                    eprintln!("paddock: no pane waits for you");
+                }
+            }
             Action::ApproveProgram => {
                 if let Some(pane) = focused {
                     match self.server.workspace_mut().approve_changed_program(pane) {

@@ -70,6 +70,10 @@ impl Workspace {
                 activity.notify(&text);
                 Ok(Reply::ok())
             }),
+            Request::NextWaiting => match self.focus_longest_waiting() {
+                Some(pane) => Ok(Reply { pane: Some(pane.0), ..Reply::ok() }),
+                None => Err(Refusal(ErrorCode::NoSuchPane, "no pane waits for its user".into())),
+            },
             Request::Restart { pane } => match self.restart(PaneId(pane)) {
                 Ok(old) => return Outcome::Retire(old, Reply::ok()),
                 Err(refusal) => Err(refusal),

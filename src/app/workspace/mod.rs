@@ -517,6 +517,22 @@ impl Workspace {
         self.sampler.as_ref().map(Sampler::latest)
     }
 
+    /// Focus the pane that has waited for its user longest (across tabs): which, if any.
+    pub fn focus_longest_waiting(&mut self) -> Option<PaneId> {
+        let snapshot = self.pulses()?;
+        let waiting = snapshot
+            .panes
+            .iter()
+            .filter(|(id, pulse)| {
+                matches!(pulse.state, crate::pulse::PulseState::NeedsYou(_))
+                    && self.panes.contains_key(&PaneId(**id))
+            })
+            // The longest first; of equal waits, the lower id.
+            .max_by(|(a_id, a), (b_id, b)| a.since.cmp(&b.since).then(b_id.cmp(a_id)))
+            .map(|(id, _)| PaneId(*id))?;
+        self.mux.focus(waiting).then_some(waiting)
+    }
+
     /// What `pane`'s program is doing now, as the sampler last saw it.
     pub fn pulse_of(&self, pane: PaneId) -> Option<crate::pulse::PanePulse> {
         self.panes.get(&pane)?.session.activity()?;

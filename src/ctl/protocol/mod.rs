@@ -20,8 +20,19 @@ pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
 /// Every verb, for messages that list them.
 pub const VERBS: &[&str] = &[
-    "ls", "new", "split", "send", "capture", "focus", "close", "kill", "resize", "restart",
-    "notify", "stop",
+    "ls",
+    "new",
+    "split",
+    "send",
+    "capture",
+    "focus",
+    "close",
+    "kill",
+    "resize",
+    "restart",
+    "notify",
+    "next_waiting",
+    "stop",
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +98,8 @@ pub enum Request {
         pane: u32,
         text: String,
     },
+    /// Focus the pane that has waited for its user longest, across tabs.
+    NextWaiting,
     /// End the instance: every pane is closed.
     Stop,
 }

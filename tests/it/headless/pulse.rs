@@ -113,6 +113,17 @@ fn bells_and_notifications_need_you_until_you_type() {
     pulse_when(&instance, 1, |p| p["state"] != "needs_you");
     let table = text(&instance.run(&["ls"]).stdout);
     assert!(table.contains("NEEDS YOU") && table.contains("build finished"), "{table}");
+    // The waiting pane comes first in the table, and `next-waiting` goes to it.
+    let first = table.lines().nth(2).unwrap_or_default();
+    assert!(first.trim_start().starts_with('2'), "{table}");
+    assert_eq!(instance.ctl(&["next-waiting"]).trim(), "2");
+    assert_eq!(instance.pane(2)["focused"], true);
+    // Nothing waits once it is answered: a clear error.
+    instance.send_keys("2", "x");
+    pulse_when(&instance, 2, |p| p["state"] != "needs_you");
+    let none = instance.run(&["ctl", "next-waiting"]);
+    assert!(!none.status.success());
+    assert!(text(&none.stderr).contains("no pane waits for its user"), "{}", text(&none.stderr));
 }
 
 /// CPU with no output reads as working, also when it is spent in many short-lived children.
