@@ -128,7 +128,7 @@ impl Server {
             panes[0]
         } else {
             self.workspace
-                .open_tab(None, None, self.command.clone())
+                .open_tab(None, self.command.clone())
                 .map_err(anyhow::Error::msg)
                 .context("cannot start the first pane")?
         };

@@ -79,15 +79,12 @@ pub(super) fn columns(
     }
 }
 
-/// Write a cell's character at the start of `room` (at least four bytes) as plain stores, not
-/// a copy call per character: UTF-8, or 0xFF for one that is not ASCII when every value is;
-/// how many bytes.
+/// Write a cell's character at the start of `room` (at least four bytes): UTF-8, or 0xFF for
+/// one that is not ASCII when every value is; how many bytes.
 #[inline(always)]
 fn encode(cell: Cell, ascii_only: bool, room: &mut [u8]) -> usize {
-    let code = cell.code();
-    let continuation = |shift: u32| 0x80 | ((code >> shift) & 0x3f) as u8;
-    match code {
-        0..=0x7f => {
+    match cell.code() {
+        code @ 0..=0x7f => {
             room[0] = code as u8;
             1
         }
@@ -95,20 +92,7 @@ fn encode(cell: Cell, ascii_only: bool, room: &mut [u8]) -> usize {
             room[0] = 0xff;
             1
         }
-        0x80..=0x7ff => {
-            room[..2].copy_from_slice(&[0xc0 | (code >> 6) as u8, continuation(0)]);
-            2
-        }
-        0x800..=0xffff => {
-            let bytes = [0xe0 | (code >> 12) as u8, continuation(6), continuation(0)];
-            room[..3].copy_from_slice(&bytes);
-            3
-        }
-        _ => {
-            let lead = 0xf0 | ((code >> 18) & 0x07) as u8;
-            room[..4].copy_from_slice(&[lead, continuation(12), continuation(6), continuation(0)]);
-            4
-        }
+        _ => cell.ch().encode_utf8(room).len(),
     }
 }
 

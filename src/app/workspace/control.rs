@@ -37,7 +37,7 @@ impl Workspace {
                 .open_configured(&name, cwd, command)
                 .map(|pane| Reply { pane: Some(pane.0), ..Reply::ok() }),
             Request::New { thread: None, cwd, command } => self
-                .open_tab_inner(None, cwd, command)
+                .open_tab_inner(cwd, command)
                 .map(|pane| Reply { pane: Some(pane.0), ..Reply::ok() }),
             Request::Split { pane, direction, command } => {
                 let axis = match direction {

@@ -266,23 +266,21 @@ impl Workspace {
     /// Open a tab running `command` (empty: the default command). Returns its pane.
     pub fn open_tab(
         &mut self,
-        thread: Option<String>,
         cwd: Option<PathBuf>,
         command: Vec<String>,
     ) -> Result<PaneId, String> {
-        self.open_tab_inner(thread, cwd, command).map_err(|Refusal(_, message)| message)
+        self.open_tab_inner(cwd, command).map_err(|Refusal(_, message)| message)
     }
 
+    /// A plain tab, named after its program (`ctl new --thread` opens a configured thread).
     fn open_tab_inner(
         &mut self,
-        thread: Option<String>,
         cwd: Option<PathBuf>,
         command: Vec<String>,
     ) -> Result<PaneId, Refusal> {
         let command = self.command_or_default(command);
         check_cwd(cwd.as_ref())?;
-        let name = thread.clone().unwrap_or_else(|| program_name(&command));
-        let (_, pane) = self.mux.new_tab(name, thread);
+        let (_, pane) = self.mux.new_tab(program_name(&command), None);
         let size = self.pane_size(self.area());
         if let Err(refusal) = self.start(pane, Launch::command(command, cwd), size) {
             self.mux.close(pane);
