@@ -70,6 +70,12 @@ fn build(
     rules.extend(SYSTEM.iter().map(|p| (Path::new(*p), read)));
     rules.extend(INFO.iter().map(|p| (Path::new(*p), AccessFs::ReadFile | AccessFs::ReadDir)));
     rules.extend(DEVICES.iter().map(|p| (Path::new(*p), file)).chain(tty.map(|t| (t, file))));
+    // The lock's own pseudo-terminals, in a view of its own that mounted them (never the
+    // host's /dev/pts, where every terminal of the user's is).
+    let own_ptys = Path::new(super::mounts::OWN_PTYS);
+    if own_view && super::mounts::is_devpts(own_ptys) {
+        rules.push((own_ptys, file));
+    }
     rules.extend(resolved.read.iter().map(|p| (p.as_path(), read)));
     rules.extend(exe.map(|p| (p, read)));
     let dns = super::mounts::dns_folder(resolved.network);

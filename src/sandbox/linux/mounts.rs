@@ -28,6 +28,12 @@ pub const SYSTEM: &[&str] =
 pub const DEVICES: &[&str] =
     &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
 
+/// Where the lock's own pseudo-terminals are (a devpts instance of its own, which `/dev/ptmx`
+/// points into): programs that run others in a terminal (an agent's shell tool, tmux, script)
+/// make theirs here, and reach no other terminal of the host's, as the host's `/dev/pts` would
+/// let them (the pane's own terminal is shown there, alone, and Landlock allows only it).
+pub const OWN_PTYS: &str = "/dev/.paddock-pts";
+
 /// Why a fresh /proc may be refused: the kernel lets a namespace mount one only where the
 /// host's /proc is not partly hidden.
 pub const PROC_HINT: &str = "a container that masks parts of /proc refuses it";
@@ -87,7 +93,7 @@ pub fn build(
         ("/dev/stdin", "/proc/self/fd/0"),
         ("/dev/stdout", "/proc/self/fd/1"),
         ("/dev/stderr", "/proc/self/fd/2"),
-        ("/dev/ptmx", "pts/ptmx"),
+        ("/dev/ptmx", ".paddock-pts/ptmx"),
     ] {
         let _ = std::os::unix::fs::symlink(target, inside(stage, Path::new(link)));
     }
@@ -243,6 +249,13 @@ fn assemble(stage: &Path, sources: &Sources, own_home: Option<&Path>) -> Result<
         })?;
         mount_descriptor(file, &target).map_err(|e| format!("{e} (showing {})", at.display()))?;
     }
+    // Pseudo-terminals of the lock's own. Best effort: a kernel that refuses a devpts in a user
+    // namespace leaves the lock without new terminals, as without this, and nothing less locked.
+    let ptys = inside(stage, Path::new(OWN_PTYS));
+    std::fs::create_dir_all(&ptys).map_err(|e| format!("cannot make {OWN_PTYS}: {e}"))?;
+    let options = "newinstance,ptmxmode=0666,mode=0620";
+    let no_programs = libc::MS_NOSUID | libc::MS_NOEXEC;
+    let _ = mount(Some(Path::new("devpts")), &ptys, Some("devpts"), no_programs, Some(options));
     // A /proc of the lock's own PID namespace: its processes only, so no other process's
     // command line, environment or mounts.
     let proc = inside(stage, Path::new("/proc"));
@@ -298,6 +311,12 @@ fn set_access(
         if path.exists() {
             set_mount_attrs(path, 0, MOUNT_ATTR_NODEV)?;
         }
+    }
+    // Only where the lock's own devpts is mounted: otherwise the path is in /dev's tmpfs,
+    // which stays read-only and without devices.
+    let ptys = Path::new(OWN_PTYS);
+    if is_devpts(ptys) {
+        set_mount_attrs(ptys, 0, MOUNT_ATTR_NODEV | MOUNT_ATTR_RDONLY)?;
     }
     let writable = || {
         let fresh = FRESH.map(Path::new);
@@ -597,6 +616,17 @@ struct MountAttr {
 
 /// Set and clear mount flags on the mount at `path` and every mount below it (mount_setattr,
 /// Linux 5.12).
+/// Whether a devpts file system is mounted at `path`.
+pub fn is_devpts(path: &Path) -> bool {
+    const DEVPTS_SUPER_MAGIC: libc::c_long = 0x1cd1;
+    let Ok(path) = cstring(path) else { return false };
+    // SAFETY: statfs(2) with a valid path and a zeroed struct it fills.
+    let mut info: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let result = unsafe { libc::statfs(path.as_ptr(), &mut info) };
+    result == 0 && info.f_type as libc::c_long == DEVPTS_SUPER_MAGIC
+}
+
 fn set_mount_attrs(path: &Path, set: u64, clear: u64) -> Result<(), String> {
     let target = cstring(path)?;
     let attr = MountAttr { attr_set: set, attr_clr: clear, propagation: 0, userns_fd: 0 };

@@ -235,6 +235,27 @@ fn no_fd_leaks_in_and_another_terminal_cannot_be_opened() {
     assert_eq!(fx.probe(&["read", &pts]), "err EACCES");
 }
 
+/// A program that runs another in a terminal of its own (an agent's shell tool, tmux, script)
+/// gets one: from the lock's own devpts, never one of the host's.
+#[test]
+fn a_locked_program_makes_terminals_of_its_own() {
+    let fx = Fixture::new("ptys");
+    let lock = fx.lock.display().to_string();
+    let script = "import os, pty\npid, fd = pty.fork()\nif pid == 0:\n    os.execvp('tty', ['tty'])\nout = b''\nwhile True:\n    try:\n        data = os.read(fd, 1024)\n    except OSError:\n        break\n    if not data:\n        break\n    out += data\nos.waitpid(pid, 0)\nprint('inner', out.decode().strip())";
+    let out = Command::new(PADDOCK)
+        .args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", script])
+        .current_dir(&fx.lock)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.trim().starts_with("inner /dev/.paddock-pts/"),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn the_network_is_off_but_localhost_inside_the_pane_works() {
     let fx = Fixture::new("network");
