@@ -15,7 +15,6 @@ const NEVER: u64 = 0;
 pub struct Activity {
     epoch: Instant,
     bytes_out: AtomicU64,
-    last_output: AtomicU64,
     last_typed: AtomicU64,
     bells: AtomicU64,
     /// Notifications from the program (its model's count) and from `paddock ctl notify`.
@@ -30,7 +29,6 @@ pub struct Activity {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Counters {
     pub bytes_out: u64,
-    pub last_output: Option<Duration>,
     pub last_typed: Option<Duration>,
     pub bells: u64,
     pub notifications: u64,
@@ -45,7 +43,6 @@ impl Activity {
         Activity {
             epoch,
             bytes_out: AtomicU64::new(0),
-            last_output: AtomicU64::new(NEVER),
             last_typed: AtomicU64::new(NEVER),
             bells: AtomicU64::new(0),
             model_notifications: AtomicU64::new(0),
@@ -63,7 +60,6 @@ impl Activity {
     /// The reader parsed `bytes` of output; `signals` are its model's running counts.
     pub fn output(&self, bytes: usize, signals: &Signals) {
         self.bytes_out.fetch_add(bytes as u64, Ordering::Relaxed);
-        self.last_output.store(self.stamp(), Ordering::Relaxed);
         self.bells.store(signals.bells, Ordering::Relaxed);
         self.prompts.store(signals.prompts, Ordering::Relaxed);
         if self.model_notifications.swap(signals.notifications, Ordering::Relaxed)
@@ -100,7 +96,6 @@ impl Activity {
         };
         Counters {
             bytes_out: self.bytes_out.load(Ordering::Relaxed),
-            last_output: time(&self.last_output),
             last_typed: time(&self.last_typed),
             bells: self.bells.load(Ordering::Relaxed),
             notifications: self.model_notifications.load(Ordering::Relaxed)

@@ -9,10 +9,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-use regex::Regex;
 
 use super::activity::Activity;
 use super::cpu::TreeCpu;
+use super::rules::{Found, Rules};
 use super::state::{Observation, Pulse, PulseState, Thresholds};
 use crate::term::{row_text, Terminal};
 
@@ -23,8 +23,6 @@ const MIN_PERIOD: Duration = Duration::from_millis(10);
 const RATE_WINDOW: Duration = Duration::from_secs(2);
 /// Seconds of history kept for the sparkline.
 pub const HISTORY: usize = 60;
-/// Screen rules look at this many rows, from the cursor's row up.
-const RULE_ROWS: usize = 6;
 
 /// A pane to watch.
 pub struct Watch {
@@ -34,7 +32,7 @@ pub struct Watch {
     pub pid: Option<u32>,
     pub limits: Thresholds,
     /// Screen text that means its program waits for a person.
-    pub rules: Vec<Regex>,
+    pub rules: Rules,
     pub term: Arc<Mutex<Terminal>>,
 }
 
@@ -189,10 +187,14 @@ struct Watched {
     history: VecDeque<(f32, f32)>,
     /// The current second, and the peak CPU and output rate within it.
     second: (u64, f32, f32),
-    /// The screen rule found at the last look, and the output count then: the screen is
-    /// looked at again only after new output.
-    rule: Option<String>,
-    rule_seen_at: Option<u64>,
+    /// The output count at the last look at the screen: it is looked at again only after new
+    /// output.
+    looked_at: Option<u64>,
+    /// The screen's digest at the last look, and when it last differed from the one before.
+    fingerprint: Option<u64>,
+    last_change: Option<Duration>,
+    /// What the rules found on the screen at the last look that saw a change.
+    found: Option<Found>,
 }
 
 fn run(
@@ -223,8 +225,10 @@ fn run(
                         bytes: Window::default(),
                         history: VecDeque::new(),
                         second: (now.as_secs(), 0.0, 0.0),
-                        rule: None,
-                        rule_seen_at: None,
+                        looked_at: None,
+                        fingerprint: None,
+                        last_change: None,
+                        found: None,
                         watch: *watch,
                     };
                     panes.insert(watched.watch.pane, watched);
@@ -275,14 +279,26 @@ fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
     // Averaged over the window, like the output rate.
     let cpu_percent = (pane.cpu.push(now, pane.cpu_used.as_secs_f64()) * 100.0) as f32;
     let out_bytes_per_s = pane.bytes.push(now, counters.bytes_out as f64) as f32;
-    if pane.rule_seen_at != Some(counters.bytes_out) {
-        pane.rule = screen_rule(&pane.watch);
-        pane.rule_seen_at = Some(counters.bytes_out);
+    // Only output that changed the screen is work; a dialog's shape counts once the screen has
+    // held still from one tick to the next.
+    let mut still = true;
+    if pane.looked_at != Some(counters.bytes_out) {
+        pane.looked_at = Some(counters.bytes_out);
+        if let Some(screen) = look(&pane.watch.term, pane.fingerprint) {
+            // The first look at a screen nothing was written to yet is no change.
+            if pane.fingerprint.is_some() || counters.bytes_out > 0 {
+                pane.last_change = Some(now);
+                still = false;
+            }
+            pane.fingerprint = Some(screen.fingerprint);
+            pane.found = pane.watch.rules.find(&screen.rows, screen.cursor_row);
+        }
     }
-    let screen_rule = pane.rule.clone();
+    let screen_rule =
+        pane.found.as_ref().filter(|found| still || !found.when_still).map(|f| f.text.clone());
     let seen = Observation {
         now,
-        last_output: counters.last_output,
+        last_change: pane.last_change,
         cpu_percent,
         bells: counters.bells,
         notifications: counters.notifications,
@@ -313,23 +329,22 @@ fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
     }
 }
 
-/// The first rule whose text shows in the rows around the cursor.
-fn screen_rule(watch: &Watch) -> Option<String> {
-    if watch.rules.is_empty() {
+/// A screen as the rules read it.
+struct Screen {
+    fingerprint: u64,
+    rows: Vec<String>,
+    cursor_row: usize,
+}
+
+/// The screen of `term`, unless its digest is still `before` (nothing new to read).
+fn look(term: &Mutex<Terminal>, before: Option<u64>) -> Option<Screen> {
+    let term = term.lock().unwrap_or_else(PoisonError::into_inner);
+    let fingerprint = term.screen_fingerprint();
+    if before == Some(fingerprint) {
         return None;
     }
-    // The rows up to the cursor's, as text.
-    let near = {
-        let term = watch.term.lock().unwrap_or_else(PoisonError::into_inner);
-        let rows = term.rows();
-        let end = (term.cursor().row + 1).min(rows.len());
-        let start = end.saturating_sub(RULE_ROWS);
-        rows[start..end].iter().map(row_text).collect::<Vec<_>>().join("\n")
-    };
-    // The text matched, as the reason says it.
-    watch.rules.iter().find_map(|rule| rule.find(&near)).map(|found| {
-        found.as_str().chars().filter(|c| !c.is_control()).take(60).collect::<String>()
-    })
+    let rows = term.rows().iter().map(row_text).collect();
+    Some(Screen { fingerprint, rows, cursor_row: term.cursor().row })
 }
 
 #[cfg(test)]
@@ -343,7 +358,7 @@ mod tests {
             activity: Arc::new(Activity::new(epoch)),
             pid: None,
             limits: Thresholds { busy_cpu: 5.0, quiet_after: Duration::from_secs(5) },
-            rules: Vec::new(),
+            rules: Rules::new(Vec::new()),
             term: Arc::new(Mutex::new(Terminal::new(TermSize::new(10, 2), TermConfig::default()))),
         }
     }

@@ -1,17 +1,25 @@
 //! A pane's pulse state, decided from what its counters show at each tick: pure, driven by the
 //! sampler with the real clock and by tests with a fake one.
 //!
-//! Working: output, or CPU above the busy floor, within the last [`RECENT`]. Quiet: neither for
-//! `quiet_after`. In between, the state stays what it was (an agent waiting for its model's
-//! answer is still at work). NeedsYou is raised only on positive evidence (a bell, a desktop
-//! notification, a shell back at its prompt after a command, a screen rule, `paddock ctl
-//! notify`) and cleared when the user types into the pane, or when the rule that raised it no
-//! longer matches. Exited ends it all.
+//! Working: a change on the screen, or CPU above the busy floor (averaged over the sampler's
+//! window), within the last [`RECENT`]. Output that changes nothing on the screen (a frame
+//! redrawn as it was) is not work, nor is a change right after the user typed (the echo of
+//! their keys). After that, a pause in work that went on for at least
+//! [`SUSTAINED`] still reads as working until `quiet_after` (an agent between two steps); a
+//! short burst (a prompt drawn, a key echoed) reads as quiet at once. A pane starts quiet.
+//! NeedsYou is raised only on positive evidence (a bell, a desktop notification, a shell back
+//! at its prompt after a command, a screen rule, `paddock ctl notify`) and cleared when the
+//! user types into the pane, or when the rule that raised it no longer matches. Exited ends it
+//! all.
 
 use std::time::Duration;
 
-/// How recent output or CPU must be for a pane to read as working.
+/// How recent a change on the screen or CPU must be for a pane to read as working.
 pub const RECENT: Duration = Duration::from_secs(2);
+/// How long work must have gone on for a pause in it to read as working still.
+pub const SUSTAINED: Duration = Duration::from_secs(5);
+/// A change on the screen this soon after the user typed is the echo of their keys, not work.
+pub const ECHO: Duration = Duration::from_millis(500);
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum PulseState {
@@ -61,8 +69,8 @@ impl std::fmt::Display for Reason {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Observation {
     pub now: Duration,
-    /// When the program last wrote output, if ever.
-    pub last_output: Option<Duration>,
+    /// When the program's output last changed the screen, if ever.
+    pub last_change: Option<Duration>,
     /// CPU of the pane's process tree since the last tick, in percent of one core.
     pub cpu_percent: f32,
     /// Bells so far.
@@ -92,8 +100,11 @@ pub struct Thresholds {
 pub struct Pulse {
     state: PulseState,
     since: Duration,
-    /// When output or CPU last showed work.
+    /// When a change on the screen or CPU last showed work.
     last_active: Option<Duration>,
+    /// When the current run of work began (work after a pause longer than [`RECENT`] begins
+    /// a new one).
+    run_began: Option<Duration>,
     seen_bells: u64,
     seen_notifications: u64,
     seen_prompts: u64,
@@ -106,9 +117,10 @@ pub struct Pulse {
 impl Pulse {
     pub fn new(now: Duration) -> Pulse {
         Pulse {
-            state: PulseState::Working,
+            state: PulseState::Quiet,
             since: now,
-            last_active: Some(now),
+            last_active: None,
+            run_began: None,
             seen_bells: 0,
             seen_notifications: 0,
             seen_prompts: 0,
@@ -134,10 +146,12 @@ impl Pulse {
             return &self.state;
         }
         if seen.cpu_percent >= limits.busy_cpu {
-            self.last_active = Some(now);
+            self.active(now);
         }
-        if let Some(output) = seen.last_output {
-            self.last_active = Some(self.last_active.map_or(output, |a| a.max(output)));
+        let echo =
+            |change: Duration| seen.last_typed.is_some_and(|t| t <= change && change - t <= ECHO);
+        if let Some(change) = seen.last_change.filter(|&change| !echo(change)) {
+            self.active(change);
         }
         // New evidence that the user is wanted (the latest kind wins).
         let mut raised = None;
@@ -180,22 +194,34 @@ impl Pulse {
                 self.dismissed = Some(rule.clone());
             }
             self.raised_at = None;
-            // Typing is activity: the pane reads as working from here.
-            self.last_active = Some(now);
+            // An answer sets the program going: it reads as working for a moment, and on
+            // only if it works.
+            self.active(now);
         }
-        let idle = self.last_active.map_or(Duration::MAX, |a| now.saturating_sub(a));
-        let next = if idle <= RECENT {
-            PulseState::Working
-        } else if idle >= limits.quiet_after {
-            PulseState::Quiet
-        } else {
-            match &self.state {
-                PulseState::NeedsYou(_) | PulseState::Exited(_) => PulseState::Working,
-                other => other.clone(),
+        let next = match self.last_active {
+            Some(last) if now.saturating_sub(last) <= RECENT => PulseState::Working,
+            Some(last)
+                if now.saturating_sub(last) < limits.quiet_after
+                    && self.state == PulseState::Working
+                    && self
+                        .run_began
+                        .is_some_and(|began| last.saturating_sub(began) >= SUSTAINED) =>
+            {
+                PulseState::Working
             }
+            _ => PulseState::Quiet,
         };
         self.enter(next, now);
         &self.state
+    }
+
+    /// Work seen at `at`.
+    fn active(&mut self, at: Duration) {
+        match self.last_active {
+            Some(last) if at <= last => {}
+            Some(last) if at - last <= RECENT => self.last_active = Some(at),
+            _ => (self.last_active, self.run_began) = (Some(at), Some(at)),
+        }
     }
 
     fn enter(&mut self, state: PulseState, now: Duration) {
@@ -236,16 +262,43 @@ mod tests {
     }
 
     #[test]
-    fn output_is_working_and_silence_turns_quiet_after_its_time() {
+    fn a_fresh_pane_is_quiet_and_a_short_burst_is_over_in_two_seconds() {
         let mut pane = Pane::new();
-        pane.seen.last_output = Some(at(1.0));
-        assert_eq!(pane.tick(1.0), PulseState::Working);
+        assert_eq!(pane.tick(0.25), PulseState::Quiet, "nothing seen yet");
+        // A shell draws its prompt: one change.
+        pane.seen.last_change = Some(at(0.5));
+        assert_eq!(pane.tick(0.5), PulseState::Working);
+        assert_eq!(pane.tick(2.5), PulseState::Working);
+        assert_eq!(pane.tick(2.75), PulseState::Quiet, "not held until quiet_after");
+    }
+
+    #[test]
+    fn the_echo_of_typing_is_not_work() {
+        let mut pane = Pane::new();
+        pane.seen.last_typed = Some(at(1.0));
+        pane.seen.last_change = Some(at(1.25));
+        assert_eq!(pane.tick(1.25), PulseState::Quiet);
+        // The program answers a moment later: that is work.
+        pane.seen.last_change = Some(at(2.0));
+        assert_eq!(pane.tick(2.0), PulseState::Working);
+    }
+
+    #[test]
+    fn a_pause_in_sustained_work_is_working_until_quiet_after() {
+        let mut pane = Pane::new();
+        // Changes every second for six seconds (a stream of output), then none.
+        for second in 1..=7 {
+            pane.seen.last_change = Some(at(second as f32));
+            assert_eq!(pane.tick(second as f32), PulseState::Working);
+        }
         // Silent for a while: still working (an agent waits for its model).
-        assert_eq!(pane.tick(6.0), PulseState::Working);
-        assert_eq!(pane.tick(11.5), PulseState::Quiet);
-        assert_eq!(pane.pulse.time_in_state(at(13.0)), at(1.5));
-        pane.seen.last_output = Some(at(14.0));
-        assert_eq!(pane.tick(14.2), PulseState::Working);
+        assert_eq!(pane.tick(12.0), PulseState::Working);
+        assert_eq!(pane.tick(17.5), PulseState::Quiet);
+        assert_eq!(pane.pulse.time_in_state(at(19.0)), at(1.5));
+        // Work after the pause is a new run: a burst of it is over soon.
+        pane.seen.last_change = Some(at(20.0));
+        assert_eq!(pane.tick(20.2), PulseState::Working);
+        assert_eq!(pane.tick(22.5), PulseState::Quiet);
     }
 
     #[test]
@@ -264,7 +317,7 @@ mod tests {
         pane.seen.bells = 1;
         assert_eq!(pane.tick(1.0), PulseState::NeedsYou(Reason::Bell));
         // Output does not clear it; time does not either.
-        pane.seen.last_output = Some(at(2.0));
+        pane.seen.last_change = Some(at(2.0));
         assert_eq!(pane.tick(30.0), PulseState::NeedsYou(Reason::Bell));
         // Typing from before it was raised does not count.
         pane.seen.last_typed = Some(at(0.5));

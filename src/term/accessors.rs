@@ -54,6 +54,26 @@ impl Terminal {
         self.state.active.grid.rows()
     }
 
+    /// A digest of what the screen shows: every visible cell's character, layout and style,
+    /// and how far the screen has scrolled. Output that leaves it the same (a frame redrawn as
+    /// it was, the cursor moved or shown) left nothing new to see. The cursor is left out.
+    /// Style ids are hashed as they are, so the rare compaction of the style table reads as a
+    /// change once.
+    pub fn screen_fingerprint(&self) -> u64 {
+        let grid = &self.state.active.grid;
+        let mut digest = Digest(grid.scrolled() ^ (u64::from(self.is_alt_screen()) << 63));
+        for row in grid.rows() {
+            for cell in row.cells() {
+                digest.add(cell.digest_word());
+            }
+            for &(col, mark) in row.all_marks() {
+                digest.add((u64::from(col) << 32) | u64::from(mark));
+            }
+            digest.add(u64::MAX);
+        }
+        digest.0
+    }
+
     pub fn scrollback_len(&self) -> usize {
         self.state.scrollback.len()
     }
@@ -168,4 +188,14 @@ pub fn row_text(row: &Row) -> String {
     let trimmed = text.trim_end_matches(' ').len();
     text.truncate(trimmed);
     text
+}
+
+/// A fast non-cryptographic digest (the multiply-rotate of rustc's FxHasher): a change it
+/// misses only costs one sample of a pane reading as idle.
+struct Digest(u64);
+
+impl Digest {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }

@@ -181,6 +181,12 @@ impl Cell {
         self.bits & CHAR_MASK
     }
 
+    /// The whole cell as one word, for digests of the screen.
+    #[inline]
+    pub(crate) fn digest_word(self) -> u64 {
+        (u64::from(self.bits) << 32) | u64::from(self.style.0)
+    }
+
     #[inline]
     pub fn style(self) -> StyleId {
         self.style

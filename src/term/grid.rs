@@ -22,6 +22,9 @@ pub struct Grid {
     /// One per row: `DAMAGED` (changed since the last check) and `FRESH` (blank since a reset,
     /// and not written since), in one byte so that a write sets both with one store.
     marks: Vec<u8>,
+    /// Lines scrolled (up or down) so far, wrapping: a screen of identical lines that scrolls
+    /// looks the same after, but it moved.
+    scrolled: u64,
 }
 
 const DAMAGED: u8 = 1;
@@ -30,7 +33,7 @@ const FRESH: u8 = 2;
 impl Grid {
     pub fn new(cols: usize, lines: usize) -> Grid {
         let rows = (0..lines).map(|_| Row::new(cols, Cell::default())).collect();
-        Grid { rows, cols, marks: vec![FRESH; lines] }
+        Grid { rows, cols, marks: vec![FRESH; lines], scrolled: 0 }
     }
 
     #[inline]
@@ -69,6 +72,11 @@ impl Grid {
 
     pub fn rows(&self) -> &[Row] {
         &self.rows
+    }
+
+    /// Lines scrolled so far (wrapping).
+    pub fn scrolled(&self) -> u64 {
+        self.scrolled
     }
 
     pub(crate) fn rows_mut(&mut self) -> &mut [Row] {
@@ -137,6 +145,7 @@ impl Grid {
         if n == 0 {
             return;
         }
+        self.scrolled = self.scrolled.wrapping_add(n as u64);
         let region_rows = &mut self.rows[region.clone()];
         if let (Some(history), 0) = (history, region.start) {
             for row in &mut region_rows[..n] {
@@ -165,6 +174,7 @@ impl Grid {
         if n == 0 {
             return;
         }
+        self.scrolled = self.scrolled.wrapping_add(n as u64);
         let region_rows = &mut self.rows[region.clone()];
         region_rows.rotate_right(n);
         for row in &mut region_rows[..n] {

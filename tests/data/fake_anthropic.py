@@ -3,7 +3,8 @@
 usage: fake_anthropic.py CERT KEY LOG WRITE_PATH
 
 It scripts one agent turn: asked in a conversation that offers the Write tool, it answers with
-a Write of WRITE_PATH; given that tool's result, it answers with text and ends the turn. Other
+a Write of WRITE_PATH; given that tool's result, it answers with text and ends the turn. Asked
+for something slowly, it streams "Hello from the fake Anthropic" a word every second. Other
 requests (a title, a quota check) get a short text answer; count_tokens a count. Every request
 is logged to LOG as a JSON line (method, path, kind). Streams (SSE) when asked to, as the API
 does. See fake_server.py for the rest.
@@ -11,12 +12,14 @@ does. See fake_server.py for the rest.
 
 import json
 import sys
+import time
 
 from fake_server import FakeHandler, serve
 
 CERT, KEY, LOG, WRITE_PATH = sys.argv[1:5]
 CONTENT = "written by the agent, through the proxy\n"
 FINAL = "Done: hello.txt is written."
+SLOW = "Hello from the fake Anthropic"
 
 
 def has_tool_result(body):
@@ -33,8 +36,24 @@ def offers_write(body):
     return any(tool.get("name") == "Write" for tool in body.get("tools", []) or [])
 
 
+def last_user_text(body):
+    text = ""
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if message.get("role") != "user":
+            continue
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list):
+            parts = [p.get("text", "") for p in content if isinstance(p, dict) and "text" in p]
+            text = " ".join(parts) or text
+    return text
+
+
 def answer_for(body):
     """The content blocks and stop reason of the answer, and what kind of request it was."""
+    if offers_write(body) and "slowly" in last_user_text(body).lower():
+        return [{"type": "text", "text": SLOW}], "end_turn", "slow"
     if offers_write(body) and has_tool_result(body):
         return [{"type": "text", "text": FINAL}], "end_turn", "final"
     if offers_write(body):
@@ -87,14 +106,19 @@ class Handler(FakeHandler):
         for index, block in enumerate(content):
             if block["type"] == "text":
                 opened = {"type": "text", "text": ""}
-                delta = {"type": "text_delta", "text": block["text"]}
+                words = block["text"].split(" ") if kind == "slow" else [block["text"]]
+                pieces = [w + " " for w in words[:-1]] + words[-1:]
+                deltas = [{"type": "text_delta", "text": piece} for piece in pieces]
             else:
                 opened = dict(block, input={})
-                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+                deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
             self.event("content_block_start",
                        {"type": "content_block_start", "index": index, "content_block": opened})
-            self.event("content_block_delta",
-                       {"type": "content_block_delta", "index": index, "delta": delta})
+            for delta in deltas:
+                if kind == "slow":
+                    time.sleep(1.0)
+                self.event("content_block_delta",
+                           {"type": "content_block_delta", "index": index, "delta": delta})
             self.event("content_block_stop", {"type": "content_block_stop", "index": index})
         self.event("message_delta", {"type": "message_delta",
                                      "delta": {"stop_reason": stop, "stop_sequence": None},

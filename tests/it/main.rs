@@ -59,6 +59,7 @@ pub fn skip(test: &str, why: &str) {
 }
 
 #[cfg(unix)]
+mod agent_screens;
 mod egress;
 mod generated;
 #[cfg(target_os = "linux")]

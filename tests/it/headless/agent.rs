@@ -24,7 +24,7 @@ fn installed(variable: &str, program: &str) -> Option<PathBuf> {
 
 /// The agent `variable` names, or None when it is not installed: a loud skip here, a failure
 /// in CI (which installs them).
-fn agent(test: &str, variable: &str, program: &str) -> Option<PathBuf> {
+pub(super) fn agent(test: &str, variable: &str, program: &str) -> Option<PathBuf> {
     let found = installed(variable, program);
     if found.is_none() {
         assert!(
@@ -38,7 +38,7 @@ fn agent(test: &str, variable: &str, program: &str) -> Option<PathBuf> {
 
 /// The folder of npm packages an agent was installed into (its `node_modules`' parent), which
 /// a lock must show for the agent to run.
-fn packages(program: &Path) -> PathBuf {
+pub(super) fn packages(program: &Path) -> PathBuf {
     let mut folder = program.to_owned();
     while folder.file_name().is_some_and(|n| n != "node_modules") && folder.pop() {}
     folder.pop();
@@ -86,9 +86,9 @@ fn test_ca(dir: &Path) {
 }
 
 /// The fake API, serving over TLS on a free port of the host's loopback.
-struct FakeApi {
+pub(super) struct FakeApi {
     child: Child,
-    port: u16,
+    pub port: u16,
 }
 
 impl FakeApi {
@@ -119,32 +119,32 @@ impl Drop for FakeApi {
 
 /// What every agent test starts from: a runtime, its lock folder (canonical), the test CA, and
 /// the fake API serving.
-struct Stage {
-    runtime: Runtime,
-    work: PathBuf,
-    tls: PathBuf,
-    log: PathBuf,
-    fake: FakeApi,
+pub(super) struct Stage {
+    pub runtime: Runtime,
+    pub work: PathBuf,
+    pub tls: PathBuf,
+    pub log: PathBuf,
+    pub fake: FakeApi,
 }
 
 impl Stage {
-    /// tests/data/`script` as the fake, given the path the agent should write when `writes`.
-    fn new(script: &str, writes: bool) -> Stage {
+    /// tests/data/`script` as the fake, given what `args` makes of the lock folder.
+    pub fn new(script: &str, args: impl Fn(&Path) -> Vec<PathBuf>) -> Stage {
         let runtime = Runtime::new();
         let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
         std::fs::create_dir_all(&work).expect("work");
         let work = work.canonicalize().expect("work");
         test_ca(&tls);
         let log = runtime.dir.join("fake.log");
-        let written = work.join("hello.txt");
-        let more: &[&Path] = if writes { &[&written] } else { &[] };
-        let fake = FakeApi::start(script, &tls, &log, more);
+        let more = args(&work);
+        let more: Vec<&Path> = more.iter().map(PathBuf::as_path).collect();
+        let fake = FakeApi::start(script, &tls, &log, &more);
         Stage { runtime, work, tls, log, fake }
     }
 
     /// Where `file` lies in `thread`'s own home, its folder made (what a person's first run
     /// inside the lock would have left there).
-    fn in_home(&self, thread: &str, file: &str) -> PathBuf {
+    pub fn in_home(&self, thread: &str, file: &str) -> PathBuf {
         let path = self.runtime.dir.join("data/paddock/homes").join(thread).join(file);
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("the thread's home");
         path
@@ -191,7 +191,7 @@ impl Stage {
 /// What Claude Code keeps in ~/.claude.json once a person has been through its first run: the
 /// onboarding done, this API key approved, the lock folder trusted. In the thread's own home,
 /// as a person's first run inside the lock would leave it.
-fn first_run_done(file: &Path, key: &str, work: &Path) {
+pub(super) fn first_run_done(file: &Path, key: &str, work: &Path) {
     let state = serde_json::json!({
         "hasCompletedOnboarding": true,
         "theme": "dark",
@@ -224,7 +224,7 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
     let test = "headless::agent::claude_code_completes_a_turn";
     let program = "@anthropic-ai/claude-code/bin/claude.exe";
     let Some(claude) = agent(test, "PADDOCK_TEST_CLAUDE", program) else { return };
-    let stage = Stage::new("fake_anthropic.py", true);
+    let stage = Stage::new("fake_anthropic.py", |work| vec![work.join("hello.txt")]);
     let Stage { runtime, work, tls, log, fake } = &stage;
     let key = "fake-key-for-the-local-fake-api";
     first_run_done(&stage.in_home("claude", ".claude.json"), key, work);
@@ -290,7 +290,7 @@ fn codex_completes_a_turn_in_a_lock_through_the_allow_list() {
     let Some(codex) = agent(test, "PADDOCK_TEST_CODEX", "@openai/codex/bin/codex.js") else {
         return;
     };
-    let stage = Stage::new("fake_openai.py", false);
+    let stage = Stage::new("fake_openai.py", |_| Vec::new());
     // Codex's settings, in the thread's own home: a provider that is the fake.
     let settings = format!(
         "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
@@ -317,7 +317,7 @@ fn gemini_cli_completes_a_turn_in_a_lock_through_the_allow_list() {
     else {
         return;
     };
-    let stage = Stage::new("fake_gemini.py", false);
+    let stage = Stage::new("fake_gemini.py", |_| Vec::new());
     // Gemini CLI's settings, in the thread's own home: an API key, not a Google login.
     let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
     std::fs::write(stage.in_home("agent", ".gemini/settings.json"), settings).expect("settings");

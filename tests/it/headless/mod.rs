@@ -2,6 +2,7 @@
 //! way a user or a script would drive it, through `paddock ls` and `paddock ctl`.
 
 mod agent;
+mod agent_pulse;
 mod config;
 mod control;
 mod egress;
@@ -171,13 +172,20 @@ impl Instance {
             .unwrap_or(Value::Null)
     }
 
+    /// The pane's screen once it shows `wanted`; on a timeout, the failure shows the screen.
     pub fn wait_for_text(&self, pane: &str, wanted: &str) -> String {
-        let mut last = String::new();
-        wait_for(&format!("{wanted:?} in pane {pane}"), || {
-            last = self.capture(pane);
-            last.contains(wanted)
-        });
-        last
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let last = self.capture(pane);
+            if last.contains(wanted) {
+                return last;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {wanted:?} in pane {pane}:\n{last}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// Wait for bash's prompt (`bash-5.2$ ` without rc files): typing earlier may be flushed

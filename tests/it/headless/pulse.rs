@@ -158,7 +158,7 @@ fn a_question_on_screen_needs_you_and_an_answer_clears_it() {
         &[("ask", "printf 'Delete 3 files?\\nDo you want to proceed? (y/n) '; read a; echo \"answered $a\"; exec sleep 30")],
     );
     let asked = pulse_when(&instance, 1, state_is("needs_you"));
-    assert_eq!(asked["reason"], "screen shows \"Do you want to proceed\"", "{asked}");
+    assert_eq!(asked["reason"], "screen shows \"Do you want to proceed?\"", "{asked}");
     instance.send_keys("1", "y Enter");
     instance.wait_for_text("1", "answered y");
     pulse_when(&instance, 1, |p| p["state"] != "needs_you");

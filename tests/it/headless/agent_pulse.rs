@@ -1,0 +1,243 @@
+//! The pulse on the real agents: Claude Code, Codex and Gemini CLI, interactive, each locked in
+//! a pane with its fake API (tests/data/fake_*.py) as its only network, read through `paddock
+//! ls --json` as a script would. Per agent: needs-you at the trust dialog (and Claude Code's
+//! API key question), cleared by the answer; quiet when idle at its prompt; working while an
+//! answer streams, quiet again after; needs-you at the approval prompt with the dialog's
+//! question as the reason, cleared by the answer, which lets the file be written.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::agent::{agent, packages, Stage};
+use super::config::write_config;
+use super::{wait_for, Instance};
+
+/// One agent's part: its dialogs (the text that shows, the reason the pulse gives, the keys
+/// that answer) and what its screen says when it is ready and when an answer is whole.
+struct Part {
+    /// The agent's thread (its private home).
+    thread: &'static str,
+    trust: Dialog,
+    /// A question after the trust dialog, before the agent is ready.
+    login: Option<Dialog>,
+    /// What its screen shows when it waits for a prompt.
+    ready: &'static str,
+    /// The slow answer (tests/data/fake_*.py), whole.
+    streamed: &'static str,
+    approval: Dialog,
+}
+
+struct Dialog {
+    shows: &'static str,
+    reason: &'static str,
+    answer: &'static [&'static str],
+}
+
+/// The pane's pulse once `wanted` says yes.
+fn pulse_when(instance: &Instance, wanted: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    wait_for("the agent's pulse", || {
+        last = instance.pane(1)["pulse"].clone();
+        wanted(&last)
+    });
+    last
+}
+
+/// Type `prompt` and press Enter apart from it, as a person does: a TUI that sees the two in
+/// one read takes them for a paste, and the Enter for a new line in it.
+fn ask(instance: &Instance, prompt: &str) {
+    instance.ctl(&["send", "--pane", "1", "--text", prompt]);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    instance.send_keys("1", "Enter");
+}
+
+/// Starts the thread (its config written by the caller) and plays `part` through.
+fn play(stage: &Stage, part: &Part) {
+    let instance = stage.runtime.start(&[]);
+    let waits = |dialog: &Dialog| {
+        instance.wait_for_text("1", dialog.shows);
+        let reason = format!("screen shows \"{}\"", dialog.reason);
+        let pulse = pulse_when(&instance, |p| p["state"] == "needs_you");
+        assert_eq!(pulse["reason"], reason, "{pulse}\n{}", instance.capture("1"));
+        for keys in dialog.answer {
+            instance.send_keys("1", keys);
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+        // Answered: the dialog goes, and with it the need.
+        pulse_when(&instance, |p| p["reason"] != reason.as_str());
+    };
+    waits(&part.trust);
+    if let Some(login) = &part.login {
+        waits(login);
+    }
+    instance.wait_for_text("1", part.ready);
+    let idle = pulse_when(&instance, |p| p["state"] == "quiet");
+    assert_eq!(idle["reason"], Value::Null, "{idle}");
+
+    // An answer streaming, a word at a time: working while it comes, before it is whole.
+    ask(&instance, "Say hello slowly");
+    pulse_when(&instance, |p| p["state"] == "working");
+    let screen = instance.capture("1");
+    assert!(!screen.contains(part.streamed), "the answer was whole already:\n{screen}");
+    instance.wait_for_text("1", part.streamed);
+    pulse_when(&instance, |p| p["state"] == "quiet");
+
+    // The approval prompt: needs you, with the question; the answer clears it.
+    ask(&instance, "Create hello.txt here");
+    waits(&part.approval);
+    let done = instance.wait_for_text("1", "Done: hello.txt is written.");
+    let written = std::fs::read_to_string(stage.work.join("hello.txt")).unwrap_or_else(|e| {
+        let log = std::fs::read_to_string(&stage.log).unwrap_or_default();
+        panic!("the agent's file: {e}\n{done}\n{log}")
+    });
+    assert!(written.starts_with("written by the agent"), "{written}");
+    let after = instance.pane(1)["pulse"].clone();
+    assert_ne!(after["state"], "needs_you", "{after}");
+    assert!(stage.runtime.dir.join("data/paddock/homes").join(part.thread).is_dir());
+}
+
+/// The locked thread `thread`: `command` in the lock folder with `env`, reading `program`'s
+/// packages and the test CA, its network the fake only, quiet after 5 s.
+fn configure(stage: &Stage, thread: &str, program: &Path, command: &str, env: &[(&str, String)]) {
+    let env: Vec<String> = env.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect();
+    let read: Vec<String> = [packages(program), stage.tls.clone()]
+        .iter()
+        .map(|p| format!("{:?}", p.display().to_string()))
+        .collect();
+    write_config(
+        &stage.runtime,
+        &format!(
+            r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1"}},
+                threads: [(name: "{thread}", command: ["sh", "-c", {command:?}], env: {{{env}}},
+                    cwd: {work:?}, pulse: (quiet_after: 5),
+                    lock: (write: [{work:?}], read: [{read}],
+                           network: Allow(["api.fake.test:{port}"])))])"#,
+            env = env.join(", "),
+            read = read.join(", "),
+            work = stage.work.display().to_string(),
+            port = stage.fake.port,
+        ),
+    );
+}
+
+#[test]
+fn claude_code_reads_right_in_every_state() {
+    let test = "headless::agent_pulse::claude_code_reads_right_in_every_state";
+    let program = "@anthropic-ai/claude-code/bin/claude.exe";
+    let Some(claude) = agent(test, "PADDOCK_TEST_CLAUDE", program) else { return };
+    let stage = Stage::new("fake_anthropic.py", |work| vec![work.join("hello.txt")]);
+    // Onboarding done (as after a person's first run), but this folder not trusted yet and the
+    // key not approved: both questions come.
+    let state = r#"{"hasCompletedOnboarding": true, "theme": "dark"}"#;
+    std::fs::write(stage.in_home("claude", ".claude.json"), state).expect(".claude.json");
+    let env = [
+        ("ANTHROPIC_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
+        ("ANTHROPIC_API_KEY", "fake-key-for-the-local-fake-api".to_owned()),
+        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ];
+    configure(&stage, "claude", &claude, &format!("exec {}", claude.display()), &env);
+    play(
+        &stage,
+        &Part {
+            thread: "claude",
+            trust: Dialog {
+                shows: "Yes, I trust this folder",
+                reason: "Is this a project you created or one you trust?",
+                answer: &["Enter"],
+            },
+            login: Some(Dialog {
+                shows: "Do you want to use this API key?",
+                reason: "Do you want to use this API key?",
+                answer: &["1", "Enter"],
+            }),
+            ready: "for shortcuts",
+            streamed: "Hello from the fake Anthropic",
+            approval: Dialog {
+                shows: "Do you want to create hello.txt?",
+                reason: "Do you want to create hello.txt?",
+                answer: &["1"],
+            },
+        },
+    );
+}
+
+#[test]
+fn codex_reads_right_in_every_state() {
+    let test = "headless::agent_pulse::codex_reads_right_in_every_state";
+    let Some(codex) = agent(test, "PADDOCK_TEST_CODEX", "@openai/codex/bin/codex.js") else {
+        return;
+    };
+    let stage = Stage::new("fake_openai.py", |_| Vec::new());
+    // A git repository, which Codex asks to trust.
+    let init = std::process::Command::new("git").args(["init", "-q"]).arg(&stage.work).status();
+    assert!(init.is_ok_and(|s| s.success()), "git init");
+    let settings = format!(
+        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
+         base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
+        stage.fake.port
+    );
+    std::fs::write(stage.in_home("codex", ".codex/config.toml"), settings).expect("config.toml");
+    let env = [
+        ("FAKE_API_KEY", "fake".to_owned()),
+        ("SSL_CERT_FILE", stage.tls.join("ca.pem").display().to_string()),
+    ];
+    configure(&stage, "codex", &codex, &format!("exec {}", codex.display()), &env);
+    play(
+        &stage,
+        &Part {
+            thread: "codex",
+            trust: Dialog {
+                shows: "Trust and continue",
+                reason: "Trust this folder?",
+                answer: &["Enter"],
+            },
+            login: None,
+            ready: "Ask Codex to do anything",
+            streamed: "Hello from the fake OpenAI",
+            approval: Dialog {
+                shows: "Would you like to run the following command?",
+                reason: "Would you like to run the following command?",
+                answer: &["y"],
+            },
+        },
+    );
+}
+
+#[test]
+fn gemini_cli_reads_right_in_every_state() {
+    let test = "headless::agent_pulse::gemini_cli_reads_right_in_every_state";
+    let Some(gemini) = agent(test, "PADDOCK_TEST_GEMINI", "@google/gemini-cli/bundle/gemini.js")
+    else {
+        return;
+    };
+    let stage = Stage::new("fake_gemini.py", |work| vec![PathBuf::from(work)]);
+    let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
+    std::fs::write(stage.in_home("gemini", ".gemini/settings.json"), settings).expect("settings");
+    let env = [
+        ("GEMINI_API_KEY", "fake".to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
+        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
+    ];
+    configure(&stage, "gemini", &gemini, &format!("exec {}", gemini.display()), &env);
+    play(
+        &stage,
+        &Part {
+            thread: "gemini",
+            trust: Dialog {
+                shows: "Trust folder",
+                reason: "Do you trust the files in this folder?",
+                answer: &["Enter"],
+            },
+            login: None,
+            ready: "Type your message",
+            streamed: "Hello from the fake Gemini",
+            approval: Dialog {
+                shows: "Allow execution of",
+                reason: "Allow execution of [Shell]?",
+                answer: &["Enter"],
+            },
+        },
+    );
+}
