@@ -28,10 +28,10 @@ pub const SYSTEM: &[&str] =
 pub const DEVICES: &[&str] =
     &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
 
-/// Where the lock's own pseudo-terminals are (a devpts instance of its own, which `/dev/ptmx`
-/// points into): programs that run others in a terminal (an agent's shell tool, tmux, script)
-/// make theirs here, and reach no other terminal of the host's, as the host's `/dev/pts` would
-/// let them (the pane's own terminal is shown there, alone, and Landlock allows only it).
+/// Where the lock's own pseudo-terminals are (a devpts instance of its own, at most 256
+/// terminals, which `/dev/ptmx` points into): programs that run others in a terminal (an
+/// agent's shell tool, tmux, script) make theirs here, and reach no terminal of the host's
+/// (`/dev/pts` holds the pane's own terminal alone).
 pub const OWN_PTYS: &str = "/dev/.paddock-pts";
 
 /// Why a fresh /proc may be refused: the kernel lets a namespace mount one only where the
@@ -165,7 +165,10 @@ fn open_sources(
         open_source(&mut sources, &dns, Role::System)?;
     }
     open_source(&mut sources, Path::new("/sys"), Role::Info)?;
-    for path in DEVICES.iter().map(Path::new).chain(tty).chain([Path::new("/dev/pts")]) {
+    // The pane's terminal alone, at its own path: not the host's /dev/pts, whose other
+    // terminals a lock could not open (Landlock) but could watch (inotify: the timing of every
+    // key typed into them) and list.
+    for path in DEVICES.iter().map(Path::new).chain(tty) {
         open_source(&mut sources, path, Role::Device)?;
     }
     if let Some((own, home)) = resolved.home.as_ref().zip(home) {
@@ -253,7 +256,9 @@ fn assemble(stage: &Path, sources: &Sources, own_home: Option<&Path>) -> Result<
     // namespace leaves the lock without new terminals, as without this, and nothing less locked.
     let ptys = inside(stage, Path::new(OWN_PTYS));
     std::fs::create_dir_all(&ptys).map_err(|e| format!("cannot make {OWN_PTYS}: {e}"))?;
-    let options = "newinstance,ptmxmode=0666,mode=0620";
+    // At most 256: the kernel's pool beyond the host's own is shared by every devpts
+    // instance (other locks, containers), and one lock must not take it all.
+    let options = "newinstance,ptmxmode=0666,mode=0620,max=256";
     let no_programs = libc::MS_NOSUID | libc::MS_NOEXEC;
     let _ = mount(Some(Path::new("devpts")), &ptys, Some("devpts"), no_programs, Some(options));
     // A /proc of the lock's own PID namespace: its processes only, so no other process's
@@ -307,7 +312,7 @@ fn set_access(
 ) -> Result<(), String> {
     let root = Path::new("/");
     set_mount_attrs(root, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0)?;
-    for path in DEVICES.iter().map(Path::new).chain(tty).chain([Path::new("/dev/pts")]) {
+    for path in DEVICES.iter().map(Path::new).chain(tty) {
         if path.exists() {
             set_mount_attrs(path, 0, MOUNT_ATTR_NODEV)?;
         }

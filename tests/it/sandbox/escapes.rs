@@ -231,26 +231,33 @@ fn no_fd_leaks_in_and_another_terminal_cannot_be_opened() {
         libc::unlockpt(master);
         std::ffi::CStr::from_ptr(libc::ptsname(master)).to_string_lossy().into_owned()
     };
-    assert_eq!(fx.probe(&["write", &pts]), "err EACCES");
-    assert_eq!(fx.probe(&["read", &pts]), "err EACCES");
+    // Not there at all: the lock's /dev/pts holds its pane's terminal alone (a terminal it
+    // could see, it could watch with inotify, learning when each key is typed).
+    assert_eq!(fx.probe(&["write", &pts]), "err ENOENT");
+    assert_eq!(fx.probe(&["read", &pts]), "err ENOENT");
 }
 
 /// A program that runs another in a terminal of its own (an agent's shell tool, tmux, script)
-/// gets one: from the lock's own devpts, never one of the host's.
+/// gets one: from the lock's own devpts, never one of the host's; the lock's `/dev/pts` holds
+/// its own terminal alone. Run in a terminal (`script`), as in a pane.
 #[test]
 fn a_locked_program_makes_terminals_of_its_own() {
     let fx = Fixture::new("ptys");
-    let lock = fx.lock.display().to_string();
-    let script = "import os, pty\npid, fd = pty.fork()\nif pid == 0:\n    os.execvp('tty', ['tty'])\nout = b''\nwhile True:\n    try:\n        data = os.read(fd, 1024)\n    except OSError:\n        break\n    if not data:\n        break\n    out += data\nos.waitpid(pid, 0)\nprint('inner', out.decode().strip())";
-    let out = Command::new(PADDOCK)
-        .args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", script])
+    let probe = "import os, pty\nprint('listed', os.listdir('/dev/pts') == [os.ttyname(0).split('/')[-1]])\npid, fd = pty.fork()\nif pid == 0:\n    os.execvp('tty', ['tty'])\nout = b''\nwhile True:\n    try:\n        data = os.read(fd, 1024)\n    except OSError:\n        break\n    if not data:\n        break\n    out += data\nos.waitpid(pid, 0)\nprint('inner', out.decode().strip())";
+    std::fs::write(fx.lock.join("ptys.py"), probe).expect("probe");
+    let inside = format!(
+        "{PADDOCK} sandbox run --write {lock} -- {PYTHON} {lock}/ptys.py",
+        lock = fx.lock.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &inside, "/dev/null"])
         .current_dir(&fx.lock)
         .stdin(Stdio::null())
         .output()
-        .expect("run");
-    let said = String::from_utf8_lossy(&out.stdout);
+        .expect("script runs");
+    let said = String::from_utf8_lossy(&out.stdout).replace('\r', "");
     assert!(
-        said.trim().starts_with("inner /dev/.paddock-pts/"),
+        said.contains("listed True\ninner /dev/.paddock-pts/"),
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
