@@ -257,6 +257,11 @@ pub enum CtlVerb {
     },
     /// Focus the pane that has waited for its user longest, across tabs, and print its id.
     NextWaiting,
+    /// Mute a pane: it never sends a desktop notification and never counts among the panes
+    /// that wait for you (next-waiting, the order of `ls`, its tab's mark) until unmuted.
+    Mute(PaneArg),
+    /// Undo `mute`.
+    Unmute(PaneArg),
     /// Split a pane and print the new pane's id.
     Split {
         #[command(flatten)]

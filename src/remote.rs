@@ -88,6 +88,8 @@ fn request_for(verb: CtlVerb) -> Request {
             Request::Resize { pane: pane.pane, cols: size.cols, rows: size.lines }
         }
         CtlVerb::NextWaiting => Request::NextWaiting,
+        CtlVerb::Mute(pane) => Request::Mute { pane: pane.pane },
+        CtlVerb::Unmute(pane) => Request::Unmute { pane: pane.pane },
         CtlVerb::Stop => Request::Stop,
     }
 }
@@ -107,6 +109,8 @@ fn describe(request: &Request) -> String {
         Request::Notify { pane, .. } => format!("cannot notify pane {pane}"),
         Request::Resize { pane, .. } => format!("cannot resize pane {pane}"),
         Request::NextWaiting => "cannot go to a waiting pane".into(),
+        Request::Mute { pane } => format!("cannot mute pane {pane}"),
+        Request::Unmute { pane } => format!("cannot unmute pane {pane}"),
         Request::Stop => "cannot stop the instance".into(),
     }
 }

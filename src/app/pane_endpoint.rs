@@ -140,6 +140,8 @@ mod tests {
             Request::New { thread: None, cwd: None, command: vec![] },
             Request::Restart { pane: 3 },
             Request::NextWaiting,
+            Request::Mute { pane: 3 },
+            Request::Unmute { pane: 3 },
             Request::Send { pane: 3, text: Some("x".into()), keys: None },
             Request::Close { pane: 3 },
             Request::Stop,

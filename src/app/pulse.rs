@@ -42,6 +42,7 @@ pub fn info(
     snapshot: Option<&Snapshot>,
     PaneId(pane): PaneId,
     status: PaneStatus,
+    muted: bool,
 ) -> Option<PulseInfo> {
     if status == PaneStatus::NoProgram {
         return None;
@@ -62,5 +63,6 @@ pub fn info(
         out_bytes_per_s: seen.map_or(0.0, |p| p.out_bytes_per_s),
         since_s: seen.map_or(0.0, |p| p.since.as_secs_f32()),
         reason,
+        muted,
     })
 }

@@ -100,8 +100,10 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
 /// `panes` with those that need their user first, the longest waiting first; the others in
 /// their order.
 fn waiting_first(panes: &[PaneInfo]) -> Vec<&PaneInfo> {
-    let waited =
-        |pane: &PaneInfo| pane.pulse.as_ref().filter(|p| p.state == "needs_you").map(|p| p.since_s);
+    // A muted pane does not count among the waiting.
+    let waited = |pane: &PaneInfo| {
+        pane.pulse.as_ref().filter(|p| p.state == "needs_you" && !p.muted).map(|p| p.since_s)
+    };
     let mut waiting: Vec<&PaneInfo> = panes.iter().filter(|p| waited(p).is_some()).collect();
     waiting.sort_by(|a, b| waited(b).unwrap_or(0.0).total_cmp(&waited(a).unwrap_or(0.0)));
     waiting.extend(panes.iter().filter(|p| waited(p).is_none()));
@@ -114,6 +116,8 @@ fn pulse_words(pulse: Option<&PulseInfo>) -> String {
         return "-".into();
     };
     let state = match pulse.state.as_str() {
+        // A muted pane's need is said, not shouted.
+        "needs_you" if pulse.muted => "needs you",
         "needs_you" => "NEEDS YOU",
         other => other,
     };
@@ -123,9 +127,13 @@ fn pulse_words(pulse: Option<&PulseInfo>) -> String {
         60..=3599 => format!("{}m", since / 60),
         _ => format!("{}h", since / 3600),
     };
-    match &pulse.reason {
+    let words = match &pulse.reason {
         Some(reason) => format!("{state} {since}: {reason}"),
         None => format!("{state} {since}"),
+    };
+    match pulse.muted {
+        true => format!("muted, {words}"),
+        false => words,
     }
 }
 
@@ -187,6 +195,7 @@ mod tests {
                     out_bytes_per_s: 3240.0,
                     since_s: 75.0,
                     reason: None,
+                    muted: false,
                 }),
                 2 => Some(PulseInfo {
                     state: "needs_you".into(),
@@ -194,6 +203,7 @@ mod tests {
                     out_bytes_per_s: 0.0,
                     since_s: 4.2,
                     reason: Some("bell".into()),
+                    muted: false,
                 }),
                 _ => None,
             },
@@ -225,8 +235,8 @@ instance 42  /run/user/1000/paddock/42.sock
     }
 
     #[test]
-    fn waiting_panes_come_first_the_longest_waiting_first() {
-        let waiting = |id, since_s| {
+    fn waiting_panes_come_first_the_longest_waiting_first_and_muted_ones_do_not_count() {
+        let waiting = |id, since_s, muted| {
             let mut pane = pane(id, PaneState::Running, None, false);
             pane.pulse = Some(PulseInfo {
                 state: "needs_you".into(),
@@ -234,17 +244,21 @@ instance 42  /run/user/1000/paddock/42.sock
                 out_bytes_per_s: 0.0,
                 since_s,
                 reason: Some("bell".into()),
+                muted,
             });
             pane
         };
         let panes = vec![
             pane(1, PaneState::Running, None, true),
-            waiting(4, 3.0),
+            waiting(4, 3.0, false),
             pane(5, PaneState::Running, None, false),
-            waiting(7, 90.0),
+            waiting(7, 90.0, false),
+            waiting(8, 300.0, true),
         ];
         let order: Vec<u32> = waiting_first(&panes).iter().map(|p| p.id).collect();
-        assert_eq!(order, [7, 4, 1, 5]);
+        assert_eq!(order, [7, 4, 1, 5, 8]);
+        assert_eq!(pulse_words(panes[4].pulse.as_ref()), "muted, needs you 5m: bell");
+        assert_eq!(pulse_words(panes[3].pulse.as_ref()), "NEEDS YOU 1m: bell");
     }
 
     /// A locked agent's notification cannot set a title or clear the user's screen through

@@ -32,6 +32,7 @@ pub enum Action {
     AllowHost,
     ApproveProgram,
     NextWaiting,
+    MutePane,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -111,6 +112,12 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
         "next_waiting",
         "Ctrl+Shift+J",
         "jump to the pane that has waited for you longest, in any tab",
+    ),
+    (
+        Action::MutePane,
+        "mute_pane",
+        "Ctrl+Shift+M",
+        "mute the focused pane (it never notifies or counts as waiting), or unmute it",
     ),
 ];
 

@@ -52,6 +52,8 @@ pub struct PanePulse {
     pub since: Duration,
     /// One entry per second, oldest first: (CPU percent, output bytes/s), up to [`HISTORY`].
     pub history: Vec<(f32, f32)>,
+    /// Muted by its user (set by the workspace; the sampler never mutes).
+    pub muted: bool,
 }
 
 /// Output at this rate reads as half of full activity.
@@ -66,6 +68,17 @@ impl PanePulse {
         let out = self.out_bytes_per_s.max(0.0);
         let out = out / (out + HALF_LEVEL_OUTPUT);
         cpu.max(out).clamp(0.0, 1.0)
+    }
+}
+
+impl PanePulse {
+    /// The state as it counts for the user's attention: a muted pane's need is not raised
+    /// (it reads as quiet in glows, marks and notifications; `ls` still says what it is).
+    pub fn counted_state(&self) -> PulseState {
+        match &self.state {
+            PulseState::NeedsYou(_) if self.muted => PulseState::Quiet,
+            state => state.clone(),
+        }
     }
 }
 
@@ -326,6 +339,7 @@ fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
         out_bytes_per_s,
         since: pane.pulse.time_in_state(now),
         history: pane.history.iter().copied().collect(),
+        muted: false,
     }
 }
 
@@ -413,6 +427,7 @@ mod tests {
             out_bytes_per_s,
             since: Duration::ZERO,
             history: Vec::new(),
+            muted: false,
         };
         assert_eq!(pulse(0.0, 0.0).level(), 0.0);
         assert_eq!(pulse(50.0, 0.0).level(), 0.5);

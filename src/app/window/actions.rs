@@ -99,6 +99,11 @@ impl WindowApp {
                     eprintln!("paddock: {host} allowed for this pane until it closes");
                 }
             }
+            Action::MutePane => {
+                if self.server.workspace_mut().toggle_mute_focused().is_some() {
+                    self.redraw();
+                }
+            }
             Action::NextWaiting => {
                 if self.server.workspace_mut().focus_longest_waiting().is_none() {
                     eprintln!("paddock: no pane waits for you");

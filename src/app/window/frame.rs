@@ -212,7 +212,11 @@ impl FrameBuilder {
 
 /// What a pane's pulse asks of its glow.
 fn glow_target(pulse: &PanePulse) -> GlowTarget {
-    GlowTarget { kind: kind_of(&pulse.state), level: pulse.level(), in_state: pulse.since }
+    GlowTarget {
+        kind: kind_of(&pulse.counted_state()),
+        level: pulse.level(),
+        in_state: pulse.since,
+    }
 }
 
 /// Which of the states the glow, badges and marks know a pane's pulse is in.
@@ -279,7 +283,7 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
                 .panes()
                 .iter()
                 .filter_map(|pane| workspace.pulse_of(*pane))
-                .map(|pulse| pulse.state)
+                .map(|pulse| pulse.counted_state())
                 .max_by_key(urgency)
                 .map(|state| pulse_color(&state));
             chrome::TabLabel { name, mark }
@@ -409,10 +413,14 @@ fn title_strip(
         PulseState::Exited(_) => "exited".to_owned(),
         state => state.name().to_owned(),
     });
+    let pulse_text = pulse.zip(pulse_text).map(|(p, text)| match p.muted {
+        true => format!("muted \u{b7} {text}"),
+        false => text,
+    });
     let pulse_badge = pulse.zip(pulse_text.as_deref()).map(|(p, text)| chrome::Badge {
         text,
-        short: pulse_symbol(&p.state),
-        color: pulse_color(&p.state),
+        short: pulse_symbol(&p.counted_state()),
+        color: pulse_color(&p.counted_state()),
     });
     // The last minute: CPU (a core is full height) or output (its own peak), whichever is
     // higher that second.

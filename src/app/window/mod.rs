@@ -331,7 +331,8 @@ impl WindowApp {
                 pane: *pane,
                 name,
                 visible: self.window_focused && shown.contains(pane),
-                state: pulse.as_ref().map(|p| &p.state),
+                // A muted pane is never announced.
+                state: pulse.as_ref().filter(|p| !p.muted).map(|p| &p.state),
             })
             .collect();
         for (title, body) in self.notifier.due(&seen) {

@@ -70,6 +70,8 @@ impl Workspace {
                 activity.notify(&text);
                 Ok(Reply::ok())
             }),
+            Request::Mute { pane } => self.set_muted(PaneId(pane), true).map(|()| Reply::ok()),
+            Request::Unmute { pane } => self.set_muted(PaneId(pane), false).map(|()| Reply::ok()),
             Request::NextWaiting => match self.focus_longest_waiting() {
                 Some(pane) => Ok(Reply { pane: Some(pane.0), ..Reply::ok() }),
                 None => Err(Refusal(ErrorCode::NoSuchPane, "no pane waits for its user".into())),
@@ -217,7 +219,7 @@ impl Workspace {
                         .unwrap_or_default(),
                 }),
                 secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
-                pulse: pulse::info(snapshot.as_deref(), id, pane_status),
+                pulse: pulse::info(snapshot.as_deref(), id, pane_status, pane.muted),
                 net: net_info(pane),
             });
         }

@@ -74,6 +74,9 @@ struct Pane {
     /// Its proxy, when its network is an allow-list (Unix).
     #[cfg(unix)]
     egress: Option<super::egress::PaneEgress>,
+    /// Muted by its user (`ctl mute`, the `mute_pane` key): it never notifies and never
+    /// counts among the panes that wait.
+    muted: bool,
 }
 
 impl Pane {
@@ -100,6 +103,7 @@ impl Pane {
             git_watch: None,
             #[cfg(unix)]
             egress: None,
+            muted: false,
         }
     }
 }
@@ -523,7 +527,7 @@ impl Workspace {
             .iter()
             .filter(|(id, pulse)| {
                 matches!(pulse.state, crate::pulse::PulseState::NeedsYou(_))
-                    && self.panes.contains_key(&PaneId(**id))
+                    && self.panes.get(&PaneId(**id)).is_some_and(|pane| !pane.muted)
             })
             // The longest first; of equal waits, the lower id.
             .max_by(|(a_id, a), (b_id, b)| a.since.cmp(&b.since).then(b_id.cmp(a_id)))
@@ -532,9 +536,29 @@ impl Workspace {
     }
 
     /// What `pane`'s program is doing now, as the sampler last saw it.
+    /// Muted panes say so (`PanePulse::muted`).
     pub fn pulse_of(&self, pane: PaneId) -> Option<crate::pulse::PanePulse> {
-        self.panes.get(&pane)?.session.activity()?;
-        self.sampler.as_ref()?.latest().panes.get(&pane.0).cloned()
+        let entry = self.panes.get(&pane)?;
+        entry.session.activity()?;
+        let mut pulse = self.sampler.as_ref()?.latest().panes.get(&pane.0).cloned()?;
+        pulse.muted = entry.muted;
+        Some(pulse)
+    }
+
+    /// Mute or unmute `pane`.
+    pub fn set_muted(&mut self, pane: PaneId, muted: bool) -> Result<(), Refusal> {
+        let entry = self.panes.get_mut(&pane).ok_or_else(|| Refusal::no_pane(pane))?;
+        entry.muted = muted;
+        (self.wake)();
+        Ok(())
+    }
+
+    /// Mute the focused pane, or unmute it if it is muted: whether it is muted now.
+    pub fn toggle_mute_focused(&mut self) -> Option<bool> {
+        let pane = self.mux.focused_pane()?;
+        let entry = self.panes.get_mut(&pane)?;
+        entry.muted = !entry.muted;
+        Some(entry.muted)
     }
 
     /// What `pane`'s clipboard writes do: its thread's rule, or the rule of the locked pane it

@@ -170,6 +170,7 @@ impl Workspace {
             git_watch,
             #[cfg(unix)]
             egress,
+            muted: false,
         };
         self.panes.insert(pane, entry);
         Ok(())

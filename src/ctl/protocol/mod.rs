@@ -32,6 +32,8 @@ pub const VERBS: &[&str] = &[
     "restart",
     "notify",
     "next_waiting",
+    "mute",
+    "unmute",
     "stop",
 ];
 
@@ -100,6 +102,14 @@ pub enum Request {
     },
     /// Focus the pane that has waited for its user longest, across tabs.
     NextWaiting,
+    /// Mute a pane: it never notifies, and never counts among the panes that wait for their
+    /// user (`next_waiting`, the order of `ls`, its tab's mark), until unmuted.
+    Mute {
+        pane: u32,
+    },
+    Unmute {
+        pane: u32,
+    },
     /// End the instance: every pane is closed.
     Stop,
 }
@@ -344,6 +354,9 @@ pub struct PulseInfo {
     pub since_s: f32,
     /// Why it needs its user (needs_you only).
     pub reason: Option<String>,
+    /// Muted by its user: it never notifies and never counts among the waiting.
+    #[serde(default)]
+    pub muted: bool,
 }
 
 /// A pane's lock: `level` is locked, degraded, unlocked or refused; `detail` says what is
