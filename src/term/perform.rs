@@ -85,8 +85,11 @@ impl Perform for State {
         osc::dispatch(self, params, bell_terminated);
     }
 
-    // DCS strings (DECRQSS, sixel, tmux passthrough) are not interpreted: they are consumed by
-    // the parser and have no effect.
+    // DCS strings (DECRQSS, sixel) are not interpreted: they are consumed by the parser and
+    // have no effect. tmux's passthrough (`ESC P tmux;` then a sequence with its ESCs doubled)
+    // ends at its first ESC, and the sequence after is parsed as if sent directly: so a
+    // notification from a program under tmux is raised, counted and starred as a direct one
+    // (redact_tests.rs), and no sequence does more wrapped than it would plain.
     fn hook(&mut self, _: &Params, _: &[u8], _: bool, _: char) {}
     fn put(&mut self, _: u8) {}
     fn unhook(&mut self) {}

@@ -140,3 +140,20 @@ fn a_reset_keeps_the_redactor() {
     term.advance(b"\x1bcSEC\x1b[3DXXX\x1b[3DSECRET");
     assert_eq!(all_text(&term), ["******"]);
 }
+
+/// Notifications from a program under tmux inside a pane come wrapped in tmux's DCS
+/// passthrough (`ESC P tmux;` … `ESC \`, the inner ESCs doubled): raised and counted as direct
+/// ones are, values starred, and nothing of them drawn.
+#[test]
+fn notifications_through_tmux_passthrough_are_raised_counted_and_masked() {
+    let mut term = term(20, 3, vec![b"SECRET"]);
+    term.advance(b"\x1bPtmux;\x1b\x1b]9;done SECRET\x07\x1b\\");
+    term.advance(b"\x1bPtmux;\x1b\x1b]777;notify;SECRET;body\x1b\x1b\\\x1b\\");
+    term.advance(b"\x1bPtmux;\x1b\x1b]99;;waiting for you\x1b\x1b\\\x1b\\");
+    assert_eq!(term.signals().notifications, 3);
+    assert_eq!(term.signals().last_notification.as_deref(), Some("waiting for you"));
+    let shown = format!("{:?}", term.take_events());
+    assert!(shown.contains("done ******") && !shown.contains("SECRET"), "{shown}");
+    assert!(shown.contains(r#"title: Some("******"), body: "body""#), "{shown}");
+    assert!(all_text(&term).is_empty(), "{:?}", all_text(&term));
+}

@@ -114,6 +114,24 @@ mod tests {
     }
 
     #[test]
+    fn one_wait_is_one_announcement_whatever_its_reasons_and_a_wait_in_sight_is_none() {
+        let mut notifier = Notifier::default();
+        let bell = PulseState::NeedsYou(Reason::Bell);
+        let asked = PulseState::NeedsYou(Reason::Screen("Trust this folder?".into()));
+        let seen = |visible, state| vec![Seen { pane: PaneId(3), name: "codex", visible, state }];
+        assert_eq!(notifier.due(&seen(false, Some(&bell))).len(), 1);
+        // The same wait, another reason: still one episode.
+        assert!(notifier.due(&seen(false, Some(&asked))).is_empty());
+        // A wait that began while the user looked at the pane is not announced when they look
+        // away: they saw it begin.
+        assert!(notifier.due(&seen(false, Some(&PulseState::Quiet))).is_empty());
+        assert!(notifier.due(&seen(true, Some(&asked))).is_empty());
+        assert!(notifier.due(&seen(false, Some(&asked))).is_empty());
+        // A muted pane's state is not given to the notifier (the window leaves it out).
+        assert!(notifier.due(&seen(false, None)).is_empty());
+    }
+
+    #[test]
     fn each_snapshot_is_looked_at_once() {
         let mut notifier = Notifier::default();
         let first = Arc::new(Snapshot::default());

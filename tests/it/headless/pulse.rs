@@ -126,6 +126,49 @@ fn bells_and_notifications_need_you_until_you_type() {
     assert!(text(&none.stderr).contains("no pane waits for its user"), "{}", text(&none.stderr));
 }
 
+/// A muted pane's need is said in `ls` but never counts: not first, not next-waiting; unmuted,
+/// it counts again. A locked pane cannot mute itself (its endpoint refuses: unit tested).
+#[test]
+fn a_muted_pane_never_counts_as_waiting() {
+    let runtime = Runtime::new();
+    let instance =
+        start(&runtime, &[("quiet", "exec sleep 30"), ("bell", "printf 'done\\a'; exec cat")]);
+    pulse_when(&instance, 2, state_is("needs_you"));
+    instance.ctl(&["mute", "--pane", "2"]);
+    let muted = pulse_when(&instance, 2, |p| p["muted"] == true);
+    assert_eq!(muted["state"], "needs_you", "ls still says what it is: {muted}");
+    let table = text(&instance.run(&["ls"]).stdout);
+    let first = table.lines().nth(2).unwrap_or_default();
+    assert!(first.trim_start().starts_with('1'), "not first once muted:\n{table}");
+    assert!(table.contains("muted, needs you"), "{table}");
+    let none = instance.run(&["ctl", "next-waiting"]);
+    assert!(!none.status.success(), "a muted pane is not waited on");
+    instance.ctl(&["unmute", "--pane", "2"]);
+    pulse_when(&instance, 2, |p| p["muted"] == false);
+    assert_eq!(instance.ctl(&["next-waiting"]).trim(), "2");
+    let out = instance.run(&["ctl", "mute", "--pane", "9"]);
+    assert!(text(&out.stderr).contains("no pane 9"), "{}", text(&out.stderr));
+}
+
+/// A program under tmux inside a pane notifies through tmux's passthrough: the pane needs you,
+/// the notification's text the reason.
+#[test]
+fn a_notification_from_under_tmux_needs_you() {
+    let runtime = Runtime::new();
+    let conf = runtime.dir.join("tmux.conf");
+    std::fs::write(&conf, "set -g allow-passthrough on\nset -g status off\n").expect("tmux.conf");
+    let inner =
+        "printf '\\033Ptmux;\\033\\033]9;tests passed under tmux\\007\\033\\\\'; exec sleep 30";
+    let script = format!(
+        "exec tmux -L paddock-pulse-{} -f {} new-session {inner:?}",
+        std::process::id(),
+        conf.display()
+    );
+    let instance = start(&runtime, &[("tmux", &script)]);
+    let told = pulse_when(&instance, 1, state_is("needs_you"));
+    assert_eq!(told["reason"], "notification: tests passed under tmux", "{told}");
+}
+
 /// CPU with no output reads as working, also when it is spent in many short-lived children.
 #[test]
 fn cpu_without_output_is_working_even_in_short_children() {
