@@ -1,5 +1,6 @@
-//! `cargo xtask bench-pulse`: what the pulse costs, with 16 panes in one headless instance
-//! (12 idle, 4 printing a line every 100 ms through a shell loop).
+//! `cargo xtask bench-pulse`: what the pulse costs, with 16 panes of 200x60 in one headless
+//! instance (12 idle, 3 printing a line every 100 ms through a shell loop, so that their
+//! screens change at every sample and are read whole against every screen rule).
 //!
 //! - The sampler's own CPU time per second (its thread's utime + stime from /proc over 10 s),
 //!   at the default 4 Hz. Goal: under 0.5% of one core.
@@ -23,7 +24,8 @@ const LS_RUNS: usize = 20;
 pub fn run(root: &Path) -> Result<()> {
     let paddock = release_paddock(root)?;
     let runtime = root.join("target/bench-pulse/runtime");
-    let (mut child, socket) = headless(&paddock, &runtime, &["-e", "sleep", "600"])?;
+    let args = ["--size", "200x60", "-e", "sleep", "600"];
+    let (mut child, socket) = headless(&paddock, &runtime, &args)?;
     let busy = "while :; do echo tick; sleep 0.1; done";
     for i in 1..PANES {
         let mut new = Command::new(&paddock);
