@@ -64,6 +64,59 @@ pub enum Command {
     Vault(VaultArgs),
     /// What locked threads' networks reached: the egress log of their proxies.
     Net(NetArgs),
+    /// Agents' own hooks, pointed at paddock, so that an agent tells its pane when it waits.
+    Hook(HookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub verb: HookVerb,
+}
+
+/// The agents paddock writes hooks for.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum HookAgent {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl From<HookAgent> for paddock::hook::Agent {
+    fn from(agent: HookAgent) -> Self {
+        match agent {
+            HookAgent::Claude => paddock::hook::Agent::Claude,
+            HookAgent::Codex => paddock::hook::Agent::Codex,
+            HookAgent::Gemini => paddock::hook::Agent::Gemini,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookVerb {
+    /// Write AGENT's own hook settings (Claude Code's Notification and Stop hooks, Gemini
+    /// CLI's Notification and AfterAgent hooks, Codex's notify program) so that it tells
+    /// paddock when it waits for you: its pane turns needs-you with the agent's own words.
+    /// Shows the change first, and writes it when you say yes (or with --yes).
+    Install {
+        agent: HookAgent,
+        /// Into this configured thread's home: its own home when it is locked (where its
+        /// agent reads its settings), else yours.
+        #[arg(long)]
+        thread: Option<String>,
+        /// Write without asking.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// What an agent's hook runs: its event (JSON on stdin; Codex's as the last argument)
+    /// becomes needs-you for this pane. Outside paddock, or on any failure, it does nothing
+    /// and succeeds, so that it never stands in the agent's way.
+    Event {
+        agent: HookAgent,
+        /// Codex's event.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        payload: Vec<String>,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,7 @@ pub mod app;
 pub mod config;
 pub mod ctl;
 pub mod egress;
+pub mod hook;
 pub mod input;
 pub mod mux;
 pub mod pty;

@@ -1,6 +1,7 @@
 //! The `paddock` binary: parse the command line and dispatch. Everything else is in the library.
 
 mod cli;
+mod hook_cli;
 mod net_cli;
 #[cfg(unix)]
 mod remote;
@@ -60,6 +61,9 @@ fn main() -> ExitCode {
         Some(Command::Sandbox(args)) => sandbox_cli::run(args.verb, cli.run.config.as_deref()),
         Some(Command::Vault(args)) => finish("paddock vault", vault_cli::run(args), 1),
         Some(Command::Net(args)) => finish("paddock net", net_cli::run(args), 1),
+        Some(Command::Hook(args)) => {
+            finish("paddock hook", hook_cli::run(args.verb, cli.run.config.as_deref()), 1)
+        }
         None => run(cli.run),
     }
 }

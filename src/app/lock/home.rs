@@ -391,16 +391,25 @@ pub fn make_links(own: &Path, links: &[(PathBuf, PathBuf)]) {
     }
 }
 
-/// `name` (relative) made in `own` as a link to `target`, without following links on the way.
+/// A path as a C string (one with a NUL byte in it is no path).
 #[cfg(unix)]
-fn link_beneath(own: &Path, name: &Path, target: &Path) -> std::io::Result<()> {
-    use std::ffi::CString;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+pub fn c_path(path: &std::ffi::OsStr) -> std::io::Result<std::ffi::CString> {
     use std::os::unix::ffi::OsStrExt;
-    let c = |p: &std::ffi::OsStr| {
-        CString::new(p.as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
-    };
-    let open_folder = |at: libc::c_int, part: &CString| -> std::io::Result<OwnedFd> {
+    std::ffi::CString::new(path.as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
+}
+
+/// The folder `inside` (relative) of `own`, opened without following a link on the way (a
+/// thread's home is its programs' to change: a link planted there must not lead paddock out
+/// of it); its missing folders made with `make` when given.
+#[cfg(unix)]
+pub fn open_beneath(
+    own: &Path,
+    inside: &Path,
+    make: Option<libc::mode_t>,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let open_folder = |at: libc::c_int, part: &std::ffi::CStr| -> std::io::Result<OwnedFd> {
         let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
         // SAFETY: openat(2) with a NUL-terminated name; the descriptor is ours alone.
         let fd = unsafe { libc::openat(at, part.as_ptr(), flags) };
@@ -410,17 +419,26 @@ fn link_beneath(own: &Path, name: &Path, target: &Path) -> std::io::Result<()> {
         // SAFETY: a new descriptor.
         Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     };
-    let mut folder = open_folder(libc::AT_FDCWD, &c(own.as_os_str())?)?;
-    let parts: Vec<&std::ffi::OsStr> = name.iter().collect();
-    let Some((last, between)) = parts.split_last() else { return Ok(()) };
-    for part in between {
-        let part = c(part)?;
-        // SAFETY: mkdirat(2) in our folder with a NUL-terminated name (one already there,
-        // even a link, is judged by the open below).
-        unsafe { libc::mkdirat(folder.as_raw_fd(), part.as_ptr(), 0o755) };
+    let mut folder = open_folder(libc::AT_FDCWD, &c_path(own.as_os_str())?)?;
+    for part in inside.iter() {
+        let part = c_path(part)?;
+        if let Some(mode) = make {
+            // SAFETY: mkdirat(2) in our folder with a NUL-terminated name (one already there,
+            // even a link, is judged by the open below).
+            unsafe { libc::mkdirat(folder.as_raw_fd(), part.as_ptr(), mode) };
+        }
         folder = open_folder(folder.as_raw_fd(), &part)?;
     }
-    let (target, last) = (c(target.as_os_str())?, c(last)?);
+    Ok(folder)
+}
+
+/// `name` (relative) made in `own` as a link to `target`, without following links on the way.
+#[cfg(unix)]
+fn link_beneath(own: &Path, name: &Path, target: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Some(last) = name.file_name() else { return Ok(()) };
+    let folder = open_beneath(own, name.parent().unwrap_or(Path::new("")), Some(0o755))?;
+    let (target, last) = (c_path(target.as_os_str())?, c_path(last)?);
     // SAFETY: symlinkat(2) with NUL-terminated strings in our folder; it never follows `last`.
     if unsafe { libc::symlinkat(target.as_ptr(), folder.as_raw_fd(), last.as_ptr()) } != 0 {
         return Err(std::io::Error::last_os_error());

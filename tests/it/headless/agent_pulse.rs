@@ -241,3 +241,171 @@ fn gemini_cli_reads_right_in_every_state() {
         },
     );
 }
+
+/// `paddock hook install claude --thread claude` writes Claude Code's Notification and Stop
+/// hooks into the locked thread's own home, showing the change; the real Claude Code, locked,
+/// then tells its pane through the pane's endpoint: when its turn ends, the pane needs you with
+/// the hook's reason.
+#[test]
+fn claude_codes_own_hooks_tell_its_pane_from_inside_the_lock() {
+    let test = "headless::agent_pulse::claude_codes_own_hooks_tell_its_pane_from_inside_the_lock";
+    let program = "@anthropic-ai/claude-code/bin/claude.exe";
+    let Some(claude) = agent(test, "PADDOCK_TEST_CLAUDE", program) else { return };
+    let stage = Stage::new("fake_anthropic.py", |work| vec![work.join("hello.txt")]);
+    let key = "fake-key-for-the-local-fake-api";
+    super::agent::first_run_done(&stage.in_home("claude", ".claude.json"), key, &stage.work);
+    let env = [
+        ("ANTHROPIC_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
+        ("ANTHROPIC_API_KEY", key.to_owned()),
+        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ];
+    let command = format!("exec {} 'Create hello.txt here'", claude.display());
+    configure(&stage, "claude", &claude, &command, &env);
+
+    let install = stage
+        .runtime
+        .paddock(&["hook", "install", "claude", "--thread", "claude", "--yes"])
+        .output()
+        .expect("paddock hook install");
+    let said = String::from_utf8_lossy(&install.stdout);
+    assert!(install.status.success(), "{said}{}", String::from_utf8_lossy(&install.stderr));
+    let settings = stage.runtime.dir.join("data/paddock/homes/claude/.claude/settings.json");
+    assert!(said.contains(&settings.display().to_string()) && said.contains("+ "), "{said}");
+    let written = std::fs::read_to_string(&settings).expect("the thread's settings.json");
+    assert!(written.contains("\"Stop\"") && written.contains("hook event claude"), "{written}");
+    // Again: nothing to change.
+    let again = stage
+        .runtime
+        .paddock(&["hook", "install", "claude", "--thread", "claude"])
+        .output()
+        .expect("again");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("is there already"));
+
+    let instance = stage.runtime.start(&[]);
+    instance.wait_for_text("1", "Do you want to create hello.txt?");
+    pulse_when(&instance, |p| p["state"] == "needs_you");
+    instance.send_keys("1", "1");
+    instance.wait_for_text("1", "Done: hello.txt is written.");
+    let told = pulse_when(&instance, |p| p["reason"] == "notification: finished its turn");
+    assert_eq!(told["state"], "needs_you", "{told}");
+}
+
+/// Gemini CLI's own hooks, installed into its locked thread's home beside its settings: the
+/// pane takes the CLI's words at its tool's permission question, then its turn's end.
+#[test]
+fn gemini_clis_own_hooks_tell_its_pane_from_inside_the_lock() {
+    let test = "headless::agent_pulse::gemini_clis_own_hooks_tell_its_pane_from_inside_the_lock";
+    let Some(gemini) = agent(test, "PADDOCK_TEST_GEMINI", "@google/gemini-cli/bundle/gemini.js")
+    else {
+        return;
+    };
+    let stage = Stage::new("fake_gemini.py", |work| vec![PathBuf::from(work)]);
+    let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
+    std::fs::write(stage.in_home("gemini", ".gemini/settings.json"), settings).expect("settings");
+    let env = [
+        ("GEMINI_API_KEY", "fake".to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
+        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
+    ];
+    let command = format!("exec {} --skip-trust -i 'Create hello.txt here'", gemini.display());
+    configure(&stage, "gemini", &gemini, &command, &env);
+    let install = stage
+        .runtime
+        .paddock(&["hook", "install", "gemini", "--thread", "gemini", "--yes"])
+        .output()
+        .expect("paddock hook install");
+    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
+    let written = std::fs::read_to_string(stage.in_home("gemini", ".gemini/settings.json"))
+        .expect("settings.json");
+    assert!(written.contains("\"AfterAgent\"") && written.contains("gemini-api-key"), "{written}");
+
+    let instance = stage.runtime.start(&[]);
+    instance.wait_for_text("1", "Allow execution of");
+    let asked = "notification: Tool Confirm Shell Command requires execution";
+    pulse_when(&instance, |p| p["reason"] == asked);
+    instance.send_keys("1", "Enter");
+    instance.wait_for_text("1", "Done: hello.txt is written.");
+    pulse_when(&instance, |p| p["reason"] == "notification: finished its turn");
+}
+
+/// Codex's notify program, installed at the top of its locked thread's config.toml: at its
+/// turn's end the pane needs you, with Codex's last words.
+#[test]
+fn codexs_notify_program_tells_its_pane_from_inside_the_lock() {
+    let test = "headless::agent_pulse::codexs_notify_program_tells_its_pane_from_inside_the_lock";
+    let Some(codex) = agent(test, "PADDOCK_TEST_CODEX", "@openai/codex/bin/codex.js") else {
+        return;
+    };
+    let stage = Stage::new("fake_openai.py", |_| Vec::new());
+    let settings = format!(
+        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
+         base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
+        stage.fake.port
+    );
+    std::fs::write(stage.in_home("codex", ".codex/config.toml"), settings).expect("config.toml");
+    let env = [
+        ("FAKE_API_KEY", "fake".to_owned()),
+        ("SSL_CERT_FILE", stage.tls.join("ca.pem").display().to_string()),
+    ];
+    configure(&stage, "codex", &codex, &format!("exec {} 'Say hello'", codex.display()), &env);
+    let install = stage
+        .runtime
+        .paddock(&["hook", "install", "codex", "--thread", "codex", "--yes"])
+        .output()
+        .expect("paddock hook install");
+    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
+    let instance = stage.runtime.start(&[]);
+    instance.wait_for_text("1", "Hello from the fake OpenAI");
+    let told = pulse_when(&instance, |p| p["state"] == "needs_you");
+    assert_eq!(told["reason"], "notification: finished its turn: Hello from the fake OpenAI");
+}
+
+/// What `paddock hook install` will not do, and says: an unknown thread (naming the ones
+/// there are), settings the agent could not read (left as they are), writing unasked, and
+/// following a link the locked thread planted in its home.
+#[test]
+fn hook_install_refuses_clearly_and_loses_nothing() {
+    let runtime = super::Runtime::new();
+    write_config(
+        &runtime,
+        &format!(
+            "(threads: [(name: \"a\", lock: (write: [{:?}]))])",
+            runtime.dir.display().to_string()
+        ),
+    );
+    let run = |args: &[&str]| {
+        let out =
+            runtime.paddock(args).stdin(std::process::Stdio::null()).output().expect("paddock");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, _, err) = run(&["hook", "install", "claude", "--thread", "nope"]);
+    assert!(!ok && err.contains("no thread named \"nope\"") && err.contains("threads: a"), "{err}");
+    let home = runtime.dir.join("data/paddock/homes/a");
+    // Asked with no one to answer: shown, not written.
+    let (ok, out, err) = run(&["hook", "install", "claude", "--thread", "a"]);
+    assert!(!ok && out.contains("+ ") && err.contains("not written"), "{out}{err}");
+    assert!(!home.join(".claude/settings.json").exists());
+    // Settings that are not JSON: left as they are.
+    std::fs::create_dir_all(home.join(".claude")).expect("folder");
+    std::fs::write(home.join(".claude/settings.json"), "{oops").expect("settings");
+    let (ok, _, err) = run(&["hook", "install", "claude", "--thread", "a", "--yes"]);
+    assert!(!ok && err.contains("is not JSON") && err.contains("left as it is"), "{err}");
+    assert_eq!(std::fs::read_to_string(home.join(".claude/settings.json")).expect("kept"), "{oops");
+    // A link planted where the settings go: not followed.
+    let yours = runtime.dir.join("yours.json");
+    std::fs::write(&yours, "{}").expect("yours");
+    std::fs::remove_file(home.join(".claude/settings.json")).expect("rm");
+    std::os::unix::fs::symlink(&yours, home.join(".claude/settings.json")).expect("link");
+    let (ok, _, err) = run(&["hook", "install", "claude", "--thread", "a", "--yes"]);
+    assert!(!ok && err.contains("cannot read"), "{err}");
+    assert_eq!(std::fs::read_to_string(&yours).expect("yours"), "{}");
+    // Outside paddock, an event is nothing, and succeeds.
+    let mut event = runtime.paddock(&["hook", "event", "claude"]);
+    event.stdin(std::process::Stdio::null());
+    assert!(event.status().expect("event").success());
+}
