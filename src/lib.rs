@@ -19,6 +19,7 @@
 //! - [`app`]: where they meet: the workspace, the headless instance and the window.
 
 pub mod app;
+pub mod cgroup;
 pub mod config;
 pub mod ctl;
 pub mod egress;

@@ -30,8 +30,13 @@ fn main() -> ExitCode {
     #[cfg(unix)]
     {
         let mut args = std::env::args_os().skip(1);
-        if args.next().as_deref() == Some(paddock::vault::pin_exec::PIN_EXEC_VERB.as_ref()) {
+        let verb = args.next();
+        if verb.as_deref() == Some(paddock::vault::pin_exec::PIN_EXEC_VERB.as_ref()) {
             paddock::vault::pin_exec::main(args.collect());
+        }
+        #[cfg(target_os = "linux")]
+        if verb.as_deref() == Some(paddock::cgroup::JOIN_VERB.as_ref()) {
+            paddock::cgroup::join_and_exec(args.collect());
         }
     }
     let cli = Cli::parse();

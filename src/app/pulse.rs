@@ -34,6 +34,7 @@ pub fn watch(
         },
         rules: Rules::new(own),
         term: session.terminal().clone(),
+        cgroup: session.cgroup(),
     }
 }
 
@@ -64,5 +65,6 @@ pub fn info(
         since_s: seen.map_or(0.0, |p| p.since.as_secs_f32()),
         reason,
         muted,
+        memory_bytes: seen.map_or(0, |p| p.memory_bytes),
     })
 }

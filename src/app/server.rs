@@ -87,6 +87,9 @@ impl Server {
             socket,
             pulse_rate: options.config.pulse_rate,
             endpoints: Some(PaneEndpoints::new(socket_dir().join("panes"), control.sender())),
+            cgroups: crate::cgroup::Tree::set_up().map(Arc::new).inspect_err(|why| {
+                eprintln!("paddock: no cgroup per pane ({why}); the pulse counts process trees");
+            }),
         };
         let mut workspace = Workspace::new(workspace_options, wake);
         workspace.set_threads(options.config.threads.clone());

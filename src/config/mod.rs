@@ -92,6 +92,8 @@ pub struct ThreadSpec {
     pub unlocked: bool,
     pub secrets: Vec<SecretRef>,
     pub pulse: PulseSettings,
+    /// Its panes' cgroup limits (Linux, where the controllers are paddock's to use).
+    pub limits: ThreadLimits,
     /// What its programs' clipboard writes (OSC 52) do; `None`: the default for its lock.
     pub clipboard: Option<ClipboardRule>,
     /// A git worktree of its own: made (or reused) when it starts, its working folder and,
@@ -106,6 +108,13 @@ pub struct Worktree {
     pub repo: PathBuf,
     /// The branch, made from the repository's HEAD when it does not exist yet.
     pub branch: String,
+}
+
+/// A thread's `limits`: memory in bytes (`memory.max`) and cores' worth of CPU (`cpu.max`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ThreadLimits {
+    pub memory_bytes: Option<u64>,
+    pub cpus: Option<f32>,
 }
 
 impl ThreadSpec {

@@ -55,6 +55,7 @@ pub struct RawThread {
     pub unlocked: Option<bool>,
     pub secrets: Option<Vec<RawSecret>>,
     pub pulse: Option<RawPulse>,
+    pub limits: Option<RawLimits>,
     pub clipboard: Option<super::ClipboardRule>,
     pub worktree: Option<RawWorktree>,
 }
@@ -102,6 +103,14 @@ pub struct RawSecret {
     pub name: Option<String>,
     pub env: Option<String>,
     pub pin: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Limits")]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    pub memory: Option<String>,
+    pub cpu: Option<f32>,
 }
 
 #[derive(Debug, Default, Deserialize)]

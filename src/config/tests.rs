@@ -107,6 +107,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     quiet_after: 20,
                     needs_you: vec!["Apply these changes\\? \\(y/n\\)".into()],
                 },
+                limits: ThreadLimits { memory_bytes: Some(4 << 30), cpus: Some(2.0) },
                 clipboard: Some(ClipboardRule::Ask),
                 worktree: None,
             },
@@ -121,6 +122,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 unlocked: false,
                 secrets: vec![],
                 pulse: PulseSettings::default(),
+                limits: Default::default(),
                 clipboard: None,
                 worktree: None,
             },
@@ -135,6 +137,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 unlocked: true,
                 secrets: vec![],
                 pulse: PulseSettings::default(),
+                limits: Default::default(),
                 clipboard: None,
                 worktree: None,
             },
@@ -156,6 +159,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 unlocked: false,
                 secrets: vec![],
                 pulse: PulseSettings::default(),
+                limits: Default::default(),
                 clipboard: None,
                 worktree: Some(Worktree { repo: app.clone(), branch: "agent-second".into() }),
             },
@@ -226,7 +230,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:39: threads[0].lock.write[0]: expected string, found `12`",
         ]),
         ("unknown field", "(threads: [\n  (nmae: \"a\"),\n])", &[
-            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `clipboard`, `worktree`)",
+            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `limits`, `clipboard`, `worktree`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
             "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`, `proxy_hosts`)",
@@ -283,6 +287,10 @@ fn broken_files_get_exact_diagnostics() {
         ]),
         ("bad screen rule", "(threads: [(name: \"a\", pulse: (needs_you: [\"Allow (y/n\"]))])", &[
             "1:44: threads[0].pulse.needs_you[0]: expected a regular expression (escape `? ( ) [ ] .` with `\\\\` to match them as they are), found \"Allow (y/n\": error: unclosed group",
+        ]),
+        ("bad limits", "(threads: [(name: \"a\", limits: (memory: \"4 gigs\", cpu: 0.0))])", &[
+            "1:41: threads[0].limits.memory: expected a size of 1M or more, such as \"512M\" or \"4G\", found \"4 gigs\"",
+            "1:56: threads[0].limits.cpu: expected cores' worth of CPU from 0.01 to 1024, such as 2.0, found 0",
         ]),
         ("locked and unlocked", "(threads: [(name: \"a\", lock: (), unlocked: true)])", &[
             "1:44: threads[0].unlocked: a thread is either locked or unlocked: remove `unlocked: true` or its `lock`",

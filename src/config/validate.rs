@@ -7,11 +7,12 @@ use std::path::PathBuf;
 
 use super::locate::{locate, FieldPath};
 use super::raw::{
-    RawConfig, RawLock, RawNetwork, RawPlace, RawPulse, RawSecret, RawThread, RawWorktree,
+    RawConfig, RawLimits, RawLock, RawNetwork, RawPlace, RawPulse, RawSecret, RawThread,
+    RawWorktree,
 };
 use super::{
     Config, Diagnostic, LockPolicy, Network, Placement, PulseSettings, SecretRef, ThemeColors,
-    ThreadSpec, Worktree,
+    ThreadLimits, ThreadSpec, Worktree,
 };
 use crate::egress::rules::HostRule;
 use crate::egress::Rule;
@@ -380,6 +381,7 @@ fn thread_spec(
     }
     let secrets = secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default());
     let pulse = raw.pulse.map(|p| pulse(check, &at.field("pulse"), p)).unwrap_or_default();
+    let limits = raw.limits.map(|l| limits(check, &at.field("limits"), l)).unwrap_or_default();
     let clipboard = raw.clipboard;
     let spec = ThreadSpec {
         name,
@@ -392,6 +394,7 @@ fn thread_spec(
         unlocked,
         secrets,
         pulse,
+        limits,
         clipboard,
         worktree,
     };
@@ -657,4 +660,55 @@ fn pulse(check: &mut Checker<'_>, at: &FieldPath, raw: RawPulse) -> PulseSetting
         }
     }
     pulse
+}
+
+fn limits(check: &mut Checker<'_>, at: &FieldPath, raw: RawLimits) -> ThreadLimits {
+    let mut limits = ThreadLimits::default();
+    if let Some(text) = raw.memory {
+        match size_in_bytes(&text) {
+            Some(bytes) if bytes >= 1 << 20 => limits.memory_bytes = Some(bytes),
+            _ => check.report(
+                &at.field("memory"),
+                format!(
+                    "expected a size of 1M or more, such as \"512M\" or \"4G\", found \"{text}\""
+                ),
+            ),
+        }
+    }
+    if let Some(cpus) = raw.cpu {
+        if cpus.is_finite() && (0.01..=1024.0).contains(&cpus) {
+            limits.cpus = Some(cpus);
+        } else {
+            check.report(
+                &at.field("cpu"),
+                format!(
+                    "expected cores' worth of CPU from 0.01 to 1024, such as 2.0, found {cpus}"
+                ),
+            );
+        }
+    }
+    limits
+}
+
+/// "512M", "4G", "1.5G", "2048K", "1T" or plain bytes (the letters are powers of 1024; `B`,
+/// `iB` after them and any case are fine).
+fn size_in_bytes(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let lower = text.to_ascii_lowercase();
+    let number = lower.trim_end_matches("ib").trim_end_matches('b');
+    let (digits, unit) = match number.char_indices().last() {
+        Some((at, c)) if c.is_ascii_alphabetic() => (&number[..at], Some(c)),
+        _ => (number, None),
+    };
+    let scale: u64 = match unit {
+        None => 1,
+        Some('k') => 1 << 10,
+        Some('m') => 1 << 20,
+        Some('g') => 1 << 30,
+        Some('t') => 1 << 40,
+        Some(_) => return None,
+    };
+    let value: f64 = digits.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    let bytes = value * scale as f64;
+    (bytes < u64::MAX as f64).then_some(bytes as u64)
 }

@@ -104,6 +104,7 @@ mod tests {
             unlocked: false,
             secrets: vec![],
             pulse: Default::default(),
+            limits: Default::default(),
             clipboard: None,
             worktree: None,
         }

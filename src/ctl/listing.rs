@@ -20,6 +20,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             "STATUS".into(),
             "PULSE".into(),
             "CPU".into(),
+            "MEM".into(),
             "OUT".into(),
             "LOCK".into(),
             "SECRETS".into(),
@@ -48,6 +49,9 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 pane.pulse
                     .as_ref()
                     .map_or_else(|| "-".into(), |p| format!("{:.0}%", p.cpu_percent)),
+                pane.pulse
+                    .as_ref()
+                    .map_or_else(|| "-".into(), |p| crate::cgroup::size_words(p.memory_bytes)),
                 pane.pulse.as_ref().map_or_else(|| "-".into(), |p| rate(p.out_bytes_per_s)),
                 pane.lock.as_ref().map_or_else(
                     || "-".into(),
@@ -196,6 +200,7 @@ mod tests {
                     since_s: 75.0,
                     reason: None,
                     muted: false,
+                    memory_bytes: 412 << 20,
                 }),
                 2 => Some(PulseInfo {
                     state: "needs_you".into(),
@@ -204,6 +209,7 @@ mod tests {
                     since_s: 4.2,
                     reason: Some("bell".into()),
                     muted: false,
+                    memory_bytes: 3 << 29,
                 }),
                 _ => None,
             },
@@ -222,14 +228,15 @@ mod tests {
                 pane(13, PaneState::Exited, None, false),
             ],
             config_problems: Some("config.ron:1:2: fnt: unknown field".into()),
+            cgroups: String::new(),
         };
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
   the configuration has 1 problem (paddock config check); the last good one is in force
-  PANE  TAB   THREAD    PID  SIZE   STATUS                                PULSE               CPU  OUT       LOCK    SECRETS          COMMAND
-  2     bash  reviewer  102  80x24  exited 3, config changed: lock wider  NEEDS YOU 4s: bell  0%   0         locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
-  1*    bash  -         101  80x24  running                               working 1m          37%  3.2 KB/s  -       -                bash -c 'echo '\\''hi there'\\'''
-  13    bash  -         113  80x24  killed, config changed                -                   -    -         -       -                bash -c 'echo '\\''hi there'\\'''
+  PANE  TAB   THREAD    PID  SIZE   STATUS                                PULSE               CPU  MEM   OUT       LOCK    SECRETS          COMMAND
+  2     bash  reviewer  102  80x24  exited 3, config changed: lock wider  NEEDS YOU 4s: bell  0%   1.5G  0         locked  gh-token,openai  bash -c 'echo '\\''hi there'\\'''
+  1*    bash  -         101  80x24  running                               working 1m          37%  412M  3.2 KB/s  -       -                bash -c 'echo '\\''hi there'\\'''
+  13    bash  -         113  80x24  killed, config changed                -                   -    -     -         -       -                bash -c 'echo '\\''hi there'\\'''
 ";
         assert_eq!(format_listing(&[instance]), expected);
     }
@@ -245,6 +252,7 @@ instance 42  /run/user/1000/paddock/42.sock
                 since_s,
                 reason: Some("bell".into()),
                 muted,
+                memory_bytes: 0,
             });
             pane
         };
@@ -274,6 +282,7 @@ instance 42  /run/user/1000/paddock/42.sock
             socket: "/run/user/1000/paddock/42.sock".into(),
             panes: vec![asking],
             config_problems: None,
+            cgroups: String::new(),
         };
         let listing = format_listing(&[instance]);
         assert!(!listing.contains('\u{1b}') && !listing.contains('\u{7}'), "{listing:?}");

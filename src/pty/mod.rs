@@ -10,7 +10,7 @@ mod process;
 mod reader;
 mod session;
 
-pub use session::{Locked, MaskCounts, PaneLock, PaneSession, PaneStatus, SpawnSpec};
+pub use session::{CgroupJoin, Locked, MaskCounts, PaneLock, PaneSession, PaneStatus, SpawnSpec};
 
 use thiserror::Error;
 

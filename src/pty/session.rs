@@ -13,6 +13,7 @@ use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize}
 use super::process::{peek_exit, session_has_others, signal_session, Signal};
 use super::reader::{self, Output, Replies};
 use super::PtyError;
+use crate::cgroup::PaneCgroup;
 use crate::pulse::Activity;
 use crate::sandbox::{Enforcement, Isolation, Policy, Unlocked};
 use crate::term::{TermConfig, TermSize, Terminal, MAX_DIMENSION};
@@ -79,6 +80,16 @@ pub struct SpawnSpec {
     pub notice: Option<String>,
     /// The pane's activity counters, for the pulse (fresh ones when `None`).
     pub activity: Option<Arc<Activity>>,
+    /// The pane's own cgroup, which its program joins before it runs anything (through
+    /// paddock itself, `paddock`); everything in it is killed when the pane closes.
+    pub cgroup: Option<CgroupJoin>,
+}
+
+/// A cgroup for a pane's program to join, and the paddock executable that joins it.
+#[derive(Clone, Debug)]
+pub struct CgroupJoin {
+    pub cgroup: Arc<PaneCgroup>,
+    pub paddock: PathBuf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +121,8 @@ struct Process {
     reader_done: Option<Receiver<()>>,
     /// What the pane's lock enforces.
     enforcement: Enforcement,
+    /// Its cgroup, if it has one.
+    cgroup: Option<Arc<PaneCgroup>>,
 }
 
 /// The command to start in the pane's PTY, and what its lock enforces. Fails closed: a
@@ -126,6 +139,18 @@ fn locked_argv(spec: &SpawnSpec) -> Result<(Vec<String>, Enforcement), PtyError>
         Some(argv) => Ok((argv, launch.enforcement)),
         None => Err(PtyError::LockRefused(launch.enforcement.detail())),
     }
+}
+
+/// `argv` started through paddock's `__cgroup-exec`, which joins the pane's cgroup first.
+fn joining(join: &CgroupJoin, argv: Vec<String>) -> Vec<String> {
+    let mut joined = vec![
+        join.paddock.display().to_string(),
+        crate::cgroup::JOIN_VERB.to_owned(),
+        join.cgroup.dir().display().to_string(),
+        "--".to_owned(),
+    ];
+    joined.extend(argv);
+    joined
 }
 
 /// `argv` with the pane's environment: a locked program's built from nothing (its allow-list),
@@ -241,6 +266,10 @@ impl Process {
             return Err(spawn_error("no program given".into()));
         }
         let (argv, enforcement) = locked_argv(&spec)?;
+        let argv = match &spec.cgroup {
+            Some(join) => joining(join, argv),
+            None => argv,
+        };
         let pair = native_pty_system()
             .openpty(pty_size(spec.size))
             .map_err(|e| PtyError::Open(e.to_string()))?;
@@ -290,6 +319,7 @@ impl Process {
             enforcement,
             reaped: false,
             reader_done: Some(reader_done),
+            cgroup: spec.cgroup.map(|join| join.cgroup),
         })
     }
 
@@ -357,6 +387,9 @@ impl Process {
         if !self.reaped {
             signal_session(self.child.as_mut(), Signal::Kill);
         }
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill();
+        }
     }
 
     /// Wait up to `timeout` for the program's output to end (every byte parsed). False when it
@@ -397,6 +430,10 @@ impl Process {
             }
             signal_session(self.child.as_mut(), Signal::Kill);
         }
+        // What left the session (a daemon) is still in the pane's cgroup.
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill();
+        }
         let _ = self.child.wait();
         if let Some(done) = self.reader_done.take() {
             let _ = done.recv_timeout(DRAIN_WAIT);
@@ -426,6 +463,11 @@ impl PaneSession {
     pub fn spawn(spec: SpawnSpec, wake: Arc<dyn Fn() + Send + Sync>) -> Result<Self, PtyError> {
         let process = Process::spawn(spec, wake)?;
         Ok(PaneSession { term: process.term.clone(), process: Some(process) })
+    }
+
+    /// The pane's cgroup, if it has one.
+    pub fn cgroup(&self) -> Option<Arc<PaneCgroup>> {
+        self.process.as_ref().and_then(|p| p.cgroup.clone())
     }
 
     /// A pane that runs nothing and shows `text` (lines, as a program would print them).

@@ -10,6 +10,14 @@
 
 use std::time::Duration;
 
+/// What a process tree has used: CPU so far, and memory now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeUsage {
+    pub cpu: Duration,
+    /// The resident memory of its processes alive now.
+    pub memory_bytes: u64,
+}
+
 /// Running CPU totals of process trees.
 #[derive(Default)]
 pub struct TreeCpu {
@@ -21,13 +29,18 @@ impl TreeCpu {
     /// CPU time used so far by `root` and its descendants (those alive, and those whose time
     /// their parents collected when they ended); `None` when `root` is gone.
     pub fn total(&mut self, root: u32) -> Option<Duration> {
+        self.usage(root).map(|usage| usage.cpu)
+    }
+
+    /// CPU time so far and memory now of `root` and its descendants; `None` when `root` is gone.
+    pub fn usage(&mut self, root: u32) -> Option<TreeUsage> {
         #[cfg(target_os = "linux")]
         {
-            linux::total(root)
+            linux::usage(root)
         }
         #[cfg(not(target_os = "linux"))]
         {
-            self.inner.total(root)
+            self.inner.usage(root)
         }
     }
 
@@ -44,13 +57,17 @@ impl TreeCpu {
 mod linux {
     use std::time::Duration;
 
+    use super::TreeUsage;
+
     /// Deepest tree walked (a fork bomb is not followed all the way).
     const MAX_PROCESSES: usize = 4096;
 
-    pub fn total(root: u32) -> Option<Duration> {
+    pub fn usage(root: u32) -> Option<TreeUsage> {
         // SAFETY: sysconf(3) has no preconditions.
         let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-        let mut total = process_ticks(root)?;
+        // SAFETY: as above.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(1) as u64;
+        let (mut total, mut pages) = process_ticks(root)?;
         let mut stack = children(root);
         let mut seen = 1;
         while let Some(pid) = stack.pop() {
@@ -58,23 +75,25 @@ mod linux {
             if seen > MAX_PROCESSES {
                 break;
             }
-            if let Some(t) = process_ticks(pid) {
+            if let Some((t, p)) = process_ticks(pid) {
                 total += t;
+                pages += p;
                 stack.extend(children(pid));
             }
         }
-        Some(Duration::from_secs_f64(total as f64 / ticks))
+        let cpu = Duration::from_secs_f64(total as f64 / ticks);
+        Some(TreeUsage { cpu, memory_bytes: pages * page })
     }
 
-    /// utime + stime + cutime + cstime of one process, in clock ticks.
-    fn process_ticks(pid: u32) -> Option<u64> {
+    /// utime + stime + cutime + cstime of one process, in clock ticks, and its resident pages.
+    fn process_ticks(pid: u32) -> Option<(u64, u64)> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // The command name is in parentheses and may hold spaces: fields follow the last ')'.
         let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
-        // Fields 14-17 of stat(5), counted from the state (field 3) at index 0.
+        // Fields 14-17 and 24 of stat(5), counted from the state (field 3) at index 0.
         let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<i64>().ok());
         let sum = field(14)? + field(15)? + field(16)? + field(17)?;
-        Some(sum.max(0) as u64)
+        Some((sum.max(0) as u64, field(24).unwrap_or(0).max(0) as u64))
     }
 
     /// The children of every thread of `pid`.
@@ -99,6 +118,8 @@ mod fallback {
 
     use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
 
+    use super::TreeUsage;
+
     /// Ticks between full scans (which find new descendants).
     const SCAN_EVERY: u32 = 8;
 
@@ -118,7 +139,7 @@ mod fallback {
 
     impl Fallback {
         pub fn begin_tick(&mut self, roots: &[u32]) {
-            let kind = ProcessRefreshKind::nothing().with_cpu();
+            let kind = ProcessRefreshKind::nothing().with_cpu().with_memory();
             let Some(system) = self.system.as_mut() else {
                 return;
             };
@@ -136,14 +157,18 @@ mod fallback {
             self.ticks = self.ticks.wrapping_add(1);
         }
 
-        pub fn total(&mut self, root: u32) -> Option<Duration> {
+        pub fn usage(&mut self, root: u32) -> Option<TreeUsage> {
             let system = self.system.as_ref()?;
             let root_process = system.process(Pid::from_u32(root))?;
             let mut millis = root_process.accumulated_cpu_time();
-            for pid in self.trees.get(&root).into_iter().flatten() {
-                millis += system.process(*pid).map_or(0, |p| p.accumulated_cpu_time());
+            let mut memory_bytes = root_process.memory();
+            for process in
+                self.trees.get(&root).into_iter().flatten().filter_map(|p| system.process(*p))
+            {
+                millis += process.accumulated_cpu_time();
+                memory_bytes += process.memory();
             }
-            Some(Duration::from_millis(millis))
+            Some(TreeUsage { cpu: Duration::from_millis(millis), memory_bytes })
         }
     }
 

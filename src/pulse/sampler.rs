@@ -14,6 +14,7 @@ use super::activity::Activity;
 use super::cpu::TreeCpu;
 use super::rules::{Found, Rules};
 use super::state::{Observation, Pulse, PulseState, Thresholds};
+use crate::cgroup::{LimitEvents, PaneCgroup};
 use crate::term::{row_text, Terminal};
 
 /// The shortest time between samples, whatever is asked (a zero period would spin).
@@ -34,6 +35,9 @@ pub struct Watch {
     /// Screen text that means its program waits for a person.
     pub rules: Rules,
     pub term: Arc<Mutex<Terminal>>,
+    /// Its cgroup, where it has one: CPU and memory are counted over it (every process the
+    /// pane started, a daemon that left its tree too), not over the tree of `pid`.
+    pub cgroup: Option<Arc<PaneCgroup>>,
 }
 
 enum Command {
@@ -52,6 +56,8 @@ pub struct PanePulse {
     pub since: Duration,
     /// One entry per second, oldest first: (CPU percent, output bytes/s), up to [`HISTORY`].
     pub history: Vec<(f32, f32)>,
+    /// Memory in use now (its cgroup's, else its process tree's resident memory).
+    pub memory_bytes: u64,
     /// Muted by its user (set by the workspace; the sampler never mutes).
     pub muted: bool,
 }
@@ -208,6 +214,8 @@ struct Watched {
     last_change: Option<Duration>,
     /// What the rules found on the screen at the last look that saw a change.
     found: Option<Found>,
+    /// What its cgroup's limits had done at the last tick.
+    limit_events: LimitEvents,
 }
 
 fn run(
@@ -242,6 +250,7 @@ fn run(
                         fingerprint: None,
                         last_change: None,
                         found: None,
+                        limit_events: LimitEvents::default(),
                         watch: *watch,
                     };
                     panes.insert(watched.watch.pane, watched);
@@ -284,7 +293,16 @@ fn run(
 
 fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
     let counters = pane.watch.activity.read();
-    let total = pane.watch.pid.and_then(|pid| cpu.total(pid));
+    let (total, memory_bytes) = match pane.watch.cgroup.as_ref().and_then(|c| c.usage()) {
+        Some(usage) => (Some(Duration::from_micros(usage.cpu_usec)), usage.memory_bytes),
+        None => {
+            let usage = pane.watch.pid.and_then(|pid| cpu.usage(pid));
+            (usage.map(|u| u.cpu), usage.map_or(0, |u| u.memory_bytes))
+        }
+    };
+    if let Some(cgroup) = &pane.watch.cgroup {
+        say_limits_hit(pane, cgroup.clone());
+    }
     if let (Some(before), Some(after)) = (pane.cpu_total, total) {
         pane.cpu_used += after.saturating_sub(before);
     }
@@ -339,7 +357,34 @@ fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
         out_bytes_per_s,
         since: pane.pulse.time_in_state(now),
         history: pane.history.iter().copied().collect(),
+        memory_bytes,
         muted: false,
+    }
+}
+
+/// Say in the pane when its cgroup's limits were hit since the last tick (a process killed for
+/// memory, CPU held back): once per new kill, once per stretch of throttling.
+fn say_limits_hit(pane: &mut Watched, cgroup: Arc<PaneCgroup>) {
+    let (now, before) = (cgroup.limit_events(), pane.limit_events);
+    pane.limit_events = now;
+    let limits = cgroup.limits();
+    let mut notes = Vec::new();
+    if let Some(bytes) = limits.memory_bytes.filter(|_| now.oom_kills > before.oom_kills) {
+        notes.push(format!(
+            "its memory limit ({}) was hit: the kernel ended a process in this pane",
+            crate::cgroup::size_words(bytes)
+        ));
+    }
+    if let Some(cpus) = limits.cpus.filter(|_| now.throttled > 0 && before.throttled == 0) {
+        notes.push(format!("it is held to its CPU limit ({cpus} cores)"));
+    }
+    if notes.is_empty() {
+        return;
+    }
+    // paddock's own words, through the unmasked path (they name no value).
+    let mut term = pane.watch.term.lock().unwrap_or_else(PoisonError::into_inner);
+    for note in notes {
+        term.advance(format!("\r\n\x1b[33mpaddock: {note}\x1b[0m\r\n").as_bytes());
     }
 }
 
@@ -373,6 +418,7 @@ mod tests {
             pid: None,
             limits: Thresholds { busy_cpu: 5.0, quiet_after: Duration::from_secs(5) },
             rules: Rules::new(Vec::new()),
+            cgroup: None,
             term: Arc::new(Mutex::new(Terminal::new(TermSize::new(10, 2), TermConfig::default()))),
         }
     }
@@ -427,6 +473,7 @@ mod tests {
             out_bytes_per_s,
             since: Duration::ZERO,
             history: Vec::new(),
+            memory_bytes: 0,
             muted: false,
         };
         assert_eq!(pulse(0.0, 0.0).level(), 0.0);

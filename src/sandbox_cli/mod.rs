@@ -31,6 +31,7 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
             for line in &probe.lines {
                 println!("{line}");
             }
+            println!("pane cgroups: {}", paddock::cgroup::probe());
             match (&probe.blocker, probe.gaps.is_empty()) {
                 (Some(why), _) => {
                     println!("locks: refused here ({why})");

@@ -23,6 +23,7 @@ fn spec_for(argv: &[&str]) -> SpawnSpec {
         secrets: vec![],
         notice: None,
         activity: None,
+        cgroup: None,
     }
 }
 
@@ -56,6 +57,7 @@ fn spawn(argv: &[&str]) -> PaneSession {
         secrets: vec![],
         notice: None,
         activity: None,
+        cgroup: None,
     };
     PaneSession::spawn(spec, Arc::new(|| {})).expect("spawn")
 }
@@ -179,6 +181,7 @@ fn a_missing_program_is_an_error_not_a_panic() {
         secrets: vec![],
         notice: None,
         activity: None,
+        cgroup: None,
     };
     match PaneSession::spawn(spec.clone(), Arc::new(|| {})) {
         Err(PtyError::Spawn { program, .. }) => assert_eq!(program, "/nonexistent/program"),

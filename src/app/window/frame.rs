@@ -413,9 +413,22 @@ fn title_strip(
         PulseState::Exited(_) => "exited".to_owned(),
         state => state.name().to_owned(),
     });
-    let pulse_text = pulse.zip(pulse_text).map(|(p, text)| match p.muted {
-        true => format!("muted \u{b7} {text}"),
-        false => text,
+    // Memory in use, and against its thread's limit where it has one.
+    let limit = workspace.thread_of(pane).and_then(|t| t.limits.memory_bytes);
+    let pulse_text = pulse.zip(pulse_text).map(|(p, text)| {
+        let text = match (p.memory_bytes, limit) {
+            (0, _) => text,
+            (used, None) => format!("{text} \u{b7} {}", crate::cgroup::size_words(used)),
+            (used, Some(most)) => format!(
+                "{text} \u{b7} {}/{}",
+                crate::cgroup::size_words(used),
+                crate::cgroup::size_words(most)
+            ),
+        };
+        match p.muted {
+            true => format!("muted \u{b7} {text}"),
+            false => text,
+        }
     });
     let pulse_badge = pulse.zip(pulse_text.as_deref()).map(|(p, text)| chrome::Badge {
         text,

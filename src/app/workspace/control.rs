@@ -228,6 +228,7 @@ impl Workspace {
             socket: self.options.socket.clone(),
             panes,
             config_problems: self.config_problems.clone(),
+            cgroups: self.cgroups_described(),
         }
     }
 }

@@ -45,6 +45,9 @@ pub struct WorkspaceOptions {
     pub pulse_rate: u32,
     /// Where locked panes get their own control endpoints (`None`: they get none).
     pub endpoints: Option<PaneEndpoints>,
+    /// The instance's cgroups, one per pane (`Err`: why there are none; the pulse then counts
+    /// process trees).
+    pub cgroups: Result<Arc<crate::cgroup::Tree>, String>,
 }
 
 struct Pane {
@@ -543,6 +546,14 @@ impl Workspace {
         let mut pulse = self.sampler.as_ref()?.latest().panes.get(&pane.0).cloned()?;
         pulse.muted = entry.muted;
         Some(pulse)
+    }
+
+    /// What the instance's cgroups are, or why there are none.
+    pub fn cgroups_described(&self) -> String {
+        match &self.options.cgroups {
+            Ok(tree) => tree.describe(),
+            Err(why) => format!("none: {why}; the pulse counts each pane's process tree"),
+        }
     }
 
     /// Mute or unmute `pane`.

@@ -14,7 +14,7 @@ use crate::app::secrets::{self, Granted, PaneSecrets};
 use crate::config::{LockPolicy, Network, ThreadSpec};
 use crate::ctl::protocol::ErrorCode;
 use crate::mux::PaneId;
-use crate::pty::{Locked, PaneLock, PaneSession, PtyError, SpawnSpec};
+use crate::pty::{CgroupJoin, Locked, PaneLock, PaneSession, PtyError, SpawnSpec};
 use crate::pulse::Activity;
 use crate::sandbox::{EgressRoute, Enforcement, Policy};
 use crate::term::TermSize;
@@ -132,6 +132,7 @@ impl Workspace {
             secrets: secret_env,
             notice,
             activity: self.sampler.as_ref().map(|s| Arc::new(Activity::new(s.epoch()))),
+            cgroup: self.pane_cgroup(pane, thread),
         };
         let Launch { command, cwd, thread, inherited } = launch;
         let started = self.spawn(pane, spec, thread.as_ref());
@@ -219,6 +220,21 @@ impl Workspace {
             }
             Err(e) => Err(Refusal(ErrorCode::Failed, e.to_string())),
         }
+    }
+
+    /// A cgroup of the pane's own, for its program to join through paddock itself (none where
+    /// the instance has no cgroups, or this one cannot be made: then its process tree counts).
+    fn pane_cgroup(&self, pane: PaneId, thread: Option<&ThreadSpec>) -> Option<CgroupJoin> {
+        let tree = self.options.cgroups.as_ref().ok()?;
+        let limits = thread.map(|t| t.limits).unwrap_or_default();
+        let limits = crate::cgroup::Limits { memory_bytes: limits.memory_bytes, cpus: limits.cpus };
+        let cgroup = tree
+            .pane(pane.0, limits)
+            .inspect_err(|why| {
+                eprintln!("paddock: pane {} has no cgroup of its own: {why}", pane.0)
+            })
+            .ok()?;
+        Some(CgroupJoin { cgroup: Arc::new(cgroup), paddock: self.options.launcher.clone() })
     }
 
     /// What the kernel is asked to enforce for a pane under `lock`: the lock, paddock's own

@@ -291,6 +291,9 @@ pub struct InstanceInfo {
     /// configuration stays in force).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_problems: Option<String>,
+    /// Whether each pane has a cgroup of its own, and what is in effect, in words.
+    #[serde(default)]
+    pub cgroups: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -357,6 +360,9 @@ pub struct PulseInfo {
     /// Muted by its user: it never notifies and never counts among the waiting.
     #[serde(default)]
     pub muted: bool,
+    /// Memory in use: its cgroup's, else its process tree's resident memory.
+    #[serde(default)]
+    pub memory_bytes: u64,
 }
 
 /// A pane's lock: `level` is locked, degraded, unlocked or refused; `detail` says what is
