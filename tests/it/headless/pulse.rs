@@ -260,10 +260,13 @@ fn ls_watch_keeps_answering() {
 fn a_daemon_the_pane_started_is_counted_and_ended_with_it() {
     let test = "headless::pulse::a_daemon_the_pane_started_is_counted_and_ended_with_it";
     let runtime = Runtime::new();
-    let pidfile = runtime.dir.join("daemon.pid");
+    let (pidfile, go) = (runtime.dir.join("daemon.pid"), runtime.dir.join("go"));
+    // It daemonizes only once the test has seen that there are cgroups: without them it
+    // would escape its pane, as daemons do.
     let daemon = format!(
-        "/usr/bin/python3 -c \"import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        open('{pid}.new', 'w').write(str(os.getpid()))\n        os.rename('{pid}.new', '{pid}')\n        data = bytearray(64 << 20)\n        while True:\n            pass\n    os._exit(0)\nos.wait()\"; exec sleep 60",
-        pid = pidfile.display()
+        "while [ ! -e {go} ]; do sleep 0.1; done; /usr/bin/python3 -c \"import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        open('{pid}.new', 'w').write(str(os.getpid()))\n        os.rename('{pid}.new', '{pid}')\n        data = bytearray(64 << 20)\n        while True:\n            pass\n    os._exit(0)\nos.wait()\"; exec sleep 60",
+        pid = pidfile.display(),
+        go = go.display()
     );
     let instance = start(&runtime, &[("daemon", &daemon), ("other", "exec sleep 60")]);
     let cgroups = instance.ls()["instances"][0]["cgroups"].as_str().unwrap_or_default().to_owned();
@@ -272,6 +275,7 @@ fn a_daemon_the_pane_started_is_counted_and_ended_with_it() {
         crate::skip(test, &format!("no cgroups here: {cgroups}"));
         return;
     }
+    std::fs::write(&go, "").expect("go");
     wait_for("the daemon's pid", || pidfile.exists());
     let pid: i64 = std::fs::read_to_string(&pidfile).expect("pid").trim().parse().expect("a pid");
     let own = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
