@@ -45,7 +45,11 @@ fn install(agent: Agent, thread: Option<&str>, yes: bool, config: Option<&Path>)
         return Ok(());
     }
     println!("{}{}:", file.display(), if existing.is_none() { " (new)" } else { "" });
-    print!("{}", diff(existing.as_deref().unwrap_or(""), &new));
+    // A locked agent writes its own settings: what they hold is shown, never sent to the
+    // terminal as it is (no escape sequence of theirs reaches yours).
+    for line in diff(existing.as_deref().unwrap_or(""), &new).lines() {
+        println!("{}", paddock::sandbox::visible(line));
+    }
     if !yes && !confirmed()? {
         bail!("not written (answer y at a terminal, or run again with --yes)");
     }

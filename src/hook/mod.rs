@@ -102,9 +102,16 @@ pub fn install(
     }
 }
 
-/// The reason an event gives (its own message where it has one), from its payload; `None` for
-/// an event that is no reason to call the user.
+/// At most this many characters of an agent's message make the reason.
+pub const REASON_CHARS: usize = 200;
+
+/// The reason an event gives (its own message where it has one, cut at [`REASON_CHARS`]), from
+/// its payload; `None` for an event that is no reason to call the user.
 pub fn reason(agent: Agent, payload: &str) -> Option<String> {
+    said(agent, payload).map(|text| text.chars().take(REASON_CHARS).collect())
+}
+
+fn said(agent: Agent, payload: &str) -> Option<String> {
     let event: Value = serde_json::from_str(payload).ok()?;
     let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::trim);
     match agent {
@@ -302,5 +309,8 @@ mod tests {
         assert_eq!(reason(Agent::Codex, r#"{"type": "other"}"#), None);
         assert_eq!(reason(Agent::Claude, r#"{"hook_event_name": "PreToolUse"}"#), None);
         assert_eq!(reason(Agent::Claude, "not json"), None);
+        let long =
+            format!(r#"{{"hook_event_name": "Notification", "message": "{}"}}"#, "x".repeat(500));
+        assert_eq!(reason(Agent::Claude, &long).map(|r| r.len()), Some(REASON_CHARS));
     }
 }

@@ -390,6 +390,11 @@ fn hook_install_refuses_clearly_and_loses_nothing() {
     let (ok, out, err) = run(&["hook", "install", "claude", "--thread", "a"]);
     assert!(!ok && out.contains("+ ") && err.contains("not written"), "{out}{err}");
     assert!(!home.join(".claude/settings.json").exists());
+    // What a locked agent wrote in its settings is shown, never sent to the terminal as it is.
+    std::fs::create_dir_all(home.join(".codex")).expect("folder");
+    std::fs::write(home.join(".codex/config.toml"), "# \u{1b}]0;pwned\u{7}\n").expect("config");
+    let (_, out, _) = run(&["hook", "install", "codex", "--thread", "a"]);
+    assert!(!out.contains('\u{1b}') && out.contains("\\u{1b}"), "{out:?}");
     // Settings that are not JSON: left as they are.
     std::fs::create_dir_all(home.join(".claude")).expect("folder");
     std::fs::write(home.join(".claude/settings.json"), "{oops").expect("settings");
