@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use paddock::config::{self, Config};
 use paddock::hook::{self, diff::diff, Agent};
+use paddock::sandbox::visible;
 
 use crate::cli::HookVerb;
 
@@ -38,8 +39,15 @@ fn install(agent: Agent, thread: Option<&str>, yes: bool, config: Option<&Path>)
         .collect();
     let existing =
         read(&home, relative).with_context(|| format!("cannot read {}", file.display()))?;
-    let new = hook::install(agent, existing.as_deref(), &program)
-        .with_context(|| format!("{} cannot take paddock's hook", file.display()))?;
+    // A locked agent writes its own settings: what they hold is quoted with its control
+    // characters escaped, in the refusal as in the diff.
+    let new = hook::install(agent, existing.as_deref(), &program).map_err(|e| {
+        anyhow::anyhow!(
+            "{} cannot take paddock's hook: {}",
+            file.display(),
+            visible(&e.to_string())
+        )
+    })?;
     if existing.as_deref() == Some(new.as_str()) {
         println!("{}: paddock's {} hook is there already", file.display(), agent.name());
         return Ok(());
@@ -48,7 +56,7 @@ fn install(agent: Agent, thread: Option<&str>, yes: bool, config: Option<&Path>)
     // A locked agent writes its own settings: what they hold is shown, never sent to the
     // terminal as it is (no escape sequence of theirs reaches yours).
     for line in diff(existing.as_deref().unwrap_or(""), &new).lines() {
-        println!("{}", paddock::sandbox::visible(line));
+        println!("{}", visible(line));
     }
     if !yes && !confirmed()? {
         bail!("not written (answer y at a terminal, or run again with --yes)");
@@ -102,8 +110,13 @@ fn confirmed() -> Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
+/// The most of a settings file read: settings are a few KiB, and a locked agent could leave a
+/// sparse file of gigabytes there.
+const MOST_SETTINGS: u64 = 1 << 20;
+
 /// The file at `relative` in `home`, if there is one, read without following a link on the way
-/// (a thread's own home is its programs' to change).
+/// (a thread's own home is its programs' to change); only a plain file of at most
+/// [`MOST_SETTINGS`] (a FIFO there would hold paddock forever).
 #[cfg(unix)]
 fn read(home: &Path, relative: &Path) -> std::io::Result<Option<String>> {
     use paddock::app::lock::home::{c_path, open_beneath};
@@ -115,7 +128,7 @@ fn read(home: &Path, relative: &Path) -> std::io::Result<Option<String>> {
         Err(e) => return Err(e),
     };
     let name = c_path(name.as_os_str())?;
-    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
     // SAFETY: openat(2) in our folder with a NUL-terminated name.
     let fd = unsafe { libc::openat(folder.as_raw_fd(), name.as_ptr(), flags) };
     if fd < 0 {
@@ -126,9 +139,17 @@ fn read(home: &Path, relative: &Path) -> std::io::Result<Option<String>> {
         };
     }
     // SAFETY: a new descriptor, ours alone.
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    let file = unsafe { std::fs::File::from_raw_fd(fd) };
+    let meta = file.metadata()?;
+    let refuse = |why: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_owned());
+    if !meta.is_file() {
+        return Err(refuse("it is not a plain file"));
+    }
+    if meta.len() > MOST_SETTINGS {
+        return Err(refuse("it is larger than 1 MiB, which no settings file is"));
+    }
     let mut text = String::new();
-    file.read_to_string(&mut text)?;
+    file.take(MOST_SETTINGS).read_to_string(&mut text)?;
     Ok(Some(text))
 }
 

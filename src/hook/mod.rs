@@ -205,6 +205,10 @@ fn install_codex(existing: &str, program: &[String]) -> Result<String, HookError
     let mut lines: Vec<&str> = existing.lines().collect();
     // Top-level keys come before the first table.
     let top = lines.iter().position(|l| l.trim_start().starts_with('[')).unwrap_or(lines.len());
+    // A `[notify]` table anywhere would clash with the key (and is not the program list).
+    if let Some(table) = lines.iter().find(|l| l.trim_start().starts_with("[notify")) {
+        return Err(HookError::OtherNotify(table.trim().to_owned()));
+    }
     let set = lines[..top].iter().position(|l| {
         let l = l.trim_start();
         l.strip_prefix("notify").is_some_and(|rest| rest.trim_start().starts_with('='))
@@ -285,6 +289,8 @@ mod tests {
             install(Agent::Codex, Some(&text), &with(Agent::Codex)).as_deref(),
             Ok(text.as_str())
         );
+        let table = install(Agent::Codex, Some("[notify]\nx = 1\n"), &with(Agent::Codex));
+        assert_eq!(table, Err(HookError::OtherNotify("[notify]".into())));
         let other =
             install(Agent::Codex, Some("notify = [\"notify-send\"]\n"), &with(Agent::Codex));
         assert_eq!(other, Err(HookError::OtherNotify("notify = [\"notify-send\"]".into())));

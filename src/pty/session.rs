@@ -141,6 +141,32 @@ fn locked_argv(spec: &SpawnSpec) -> Result<(Vec<String>, Enforcement), PtyError>
     }
 }
 
+/// Whether `program` names a file the pane could run: a path (from the pane's folder), or a
+/// name found in the pane's `PATH`, as the exec that follows will look for it.
+fn findable(program: &str, spec: &SpawnSpec) -> bool {
+    let runnable = |path: &std::path::Path| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            path.is_file()
+        }
+    };
+    if program.contains('/') {
+        let path = std::path::Path::new(program);
+        return match (path.is_relative(), &spec.cwd) {
+            (true, Some(cwd)) => runnable(&cwd.join(path)),
+            _ => runnable(path),
+        };
+    }
+    let path_var = spec.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| OsString::from(v));
+    let path_var = path_var.or_else(|| std::env::var_os("PATH")).unwrap_or_default();
+    std::env::split_paths(&path_var).any(|folder| runnable(&folder.join(program)))
+}
+
 /// `argv` started through paddock's `__cgroup-exec`, which joins the pane's cgroup first.
 fn joining(join: &CgroupJoin, argv: Vec<String>) -> Vec<String> {
     let mut joined = vec![
@@ -267,7 +293,14 @@ impl Process {
         }
         let (argv, enforcement) = locked_argv(&spec)?;
         let argv = match &spec.cgroup {
-            Some(join) => joining(join, argv),
+            Some(join) => {
+                // Started through paddock, a missing program would show only as an exit code:
+                // found first, it is the clear error it is without a cgroup.
+                if !findable(&argv[0], &spec) {
+                    return Err(spawn_error("No such file or directory (os error 2)".into()));
+                }
+                joining(join, argv)
+            }
             None => argv,
         };
         let pair = native_pty_system()

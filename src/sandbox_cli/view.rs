@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use paddock::app::lock::{self, control_folder, guarded_paths, policy_for};
 use paddock::config::{self, Config, Network};
-use paddock::sandbox::{resolve::resolve, Policy};
+use paddock::sandbox::{resolve::resolve, visible, Policy};
 
 /// Print `thread`'s view under the configuration at `config` (the default one when None).
 pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
@@ -57,10 +57,14 @@ pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
     let home = dirs::home_dir().map(|h| h.canonicalize().unwrap_or(h));
     let resolved = resolve(&policy, home.as_deref())
         .with_context(|| format!("thread \"{thread}\"'s lock is refused here"))?;
-    let shown = |p: &Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
-        Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
-        Some(rest) => format!("~/{}", rest.display()),
-        None => p.display().to_string(),
+    // Names a locked program may have made (a link in a PATH folder inside a lock folder) are
+    // shown, never sent to the terminal as they are.
+    let shown = |p: &Path| {
+        visible(&match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+            Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+            Some(rest) => format!("~/{}", rest.display()),
+            None => p.display().to_string(),
+        })
     };
     println!("thread \"{thread}\": the view its programs get");
     match (&resolved.home, &home) {
@@ -96,7 +100,7 @@ pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
     println!("  network    {network}");
     if let Some(real) = &home {
         for (path, why) in lock::home::home_reads(real, path_var.as_deref()).left_out {
-            println!("  left out   {}: {why}", shown(&path));
+            println!("  left out   {}: {}", shown(&path), visible(&why));
         }
     }
     Ok(())

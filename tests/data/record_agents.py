@@ -32,9 +32,10 @@ MODULES = os.path.join(REPO, "target", "agents", "node_modules")
 COLS, ROWS = 100, 30
 SOCKET = "paddock-agents"
 
-CLAUDE = os.path.join(MODULES, "@anthropic-ai/claude-code/bin/claude.exe")
-CODEX = os.path.join(MODULES, "@openai/codex/bin/codex.js")
-GEMINI = os.path.join(MODULES, "@google/gemini-cli/bundle/gemini.js")
+# Where `cargo xtask ci` installs them, unless the tests' variables say otherwise.
+CLAUDE = os.environ.get("PADDOCK_TEST_CLAUDE") or os.path.join(MODULES, "@anthropic-ai/claude-code/bin/claude.exe")
+CODEX = os.environ.get("PADDOCK_TEST_CODEX") or os.path.join(MODULES, "@openai/codex/bin/codex.js")
+GEMINI = os.environ.get("PADDOCK_TEST_GEMINI") or os.path.join(MODULES, "@google/gemini-cli/bundle/gemini.js")
 
 
 def tmux(*args, check=True):

@@ -395,6 +395,24 @@ fn hook_install_refuses_clearly_and_loses_nothing() {
     std::fs::write(home.join(".codex/config.toml"), "# \u{1b}]0;pwned\u{7}\n").expect("config");
     let (_, out, _) = run(&["hook", "install", "codex", "--thread", "a"]);
     assert!(!out.contains('\u{1b}') && out.contains("\\u{1b}"), "{out:?}");
+    // Codex's other notify program, quoted in the refusal with its escape sequences escaped.
+    std::fs::write(home.join(".codex/config.toml"), "notify = \"\u{1b}[2J\"\n").expect("config");
+    let (ok, _, err) = run(&["hook", "install", "codex", "--thread", "a", "--yes"]);
+    assert!(!ok && !err.contains('\u{1b}') && err.contains("another notify program"), "{err:?}");
+    // A FIFO where the settings go would hold install forever; a sparse file of gigabytes would
+    // fill its memory: refused, both.
+    let fifo = std::ffi::CString::new(home.join(".codex/config.toml").display().to_string())
+        .expect("path");
+    std::fs::remove_file(home.join(".codex/config.toml")).expect("rm");
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let (ok, _, err) = run(&["hook", "install", "codex", "--thread", "a", "--yes"]);
+    assert!(!ok && err.contains("not a plain file"), "{err}");
+    std::fs::remove_file(home.join(".codex/config.toml")).expect("rm");
+    let huge = std::fs::File::create(home.join(".codex/config.toml")).expect("file");
+    huge.set_len(8 << 30).expect("sparse");
+    let (ok, _, err) = run(&["hook", "install", "codex", "--thread", "a", "--yes"]);
+    assert!(!ok && err.contains("larger than 1 MiB"), "{err}");
     // Settings that are not JSON: left as they are.
     std::fs::create_dir_all(home.join(".claude")).expect("folder");
     std::fs::write(home.join(".claude/settings.json"), "{oops").expect("settings");

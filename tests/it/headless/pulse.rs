@@ -291,3 +291,21 @@ fn a_daemon_the_pane_started_is_counted_and_ended_with_it() {
     instance.ctl(&["close", "--pane", "1"]);
     wait_for("the daemon to end with its pane", || !super::alive(pid));
 }
+
+/// The step a pane's program joins its cgroup through writes only to a cgroup's file that is
+/// there: given a plain folder, it makes nothing in it, says so, and still runs the program.
+#[test]
+fn joining_a_cgroup_never_makes_a_file() {
+    let runtime = Runtime::new();
+    let folder = runtime.dir.join("not-a-cgroup");
+    std::fs::create_dir_all(&folder).expect("folder");
+    let out = std::process::Command::new(super::PADDOCK)
+        .arg("__cgroup-exec")
+        .arg(&folder)
+        .args(["--", "sh", "-c", "echo ran"])
+        .output()
+        .expect("paddock __cgroup-exec");
+    assert_eq!(text(&out.stdout), "ran\n");
+    assert!(text(&out.stderr).contains("not in a cgroup of its own"), "{}", text(&out.stderr));
+    assert!(std::fs::read_dir(&folder).expect("folder").next().is_none(), "it made a file");
+}
