@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use paddock::config::{self, Config};
+use paddock::config;
 use paddock::hook::{self, diff::diff, Agent};
 use paddock::sandbox::visible;
 
@@ -68,20 +68,7 @@ fn install(agent: Agent, thread: Option<&str>, yes: bool, config: Option<&Path>)
 
 /// The home a configured thread's programs see: its own when it is locked, else yours.
 fn thread_home(name: &str, config: Option<&Path>) -> Result<PathBuf> {
-    let path = config.map(Path::to_owned).or_else(config::default_path);
-    let loaded = match &path {
-        Some(path) => match config::load(path) {
-            Ok(loaded) => loaded.unwrap_or_default(),
-            Err(problems) => {
-                bail!("{} has problems (see `paddock config check`):\n{problems}", path.display())
-            }
-        },
-        None => Config::default(),
-    };
-    let Some(spec) = loaded.threads.iter().find(|t| t.name == name) else {
-        let names: Vec<&str> = loaded.threads.iter().map(|t| t.name.as_str()).collect();
-        bail!("no thread named \"{name}\" in the configuration (threads: {})", names.join(", "))
-    };
+    let spec = config::configured_thread(config, name).map_err(anyhow::Error::msg)?;
     if spec.lock.is_none() {
         return dirs::home_dir().context("no home folder (HOME is not set)");
     }
@@ -112,6 +99,7 @@ fn confirmed() -> Result<bool> {
 
 /// The most of a settings file read: settings are a few KiB, and a locked agent could leave a
 /// sparse file of gigabytes there.
+#[cfg(unix)]
 const MOST_SETTINGS: u64 = 1 << 20;
 
 /// The file at `relative` in `home`, if there is one, read without following a link on the way

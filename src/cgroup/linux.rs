@@ -242,13 +242,7 @@ pub fn probe() -> String {
             let connection = zbus::blocking::Connection::session().map_err(|e| {
                 format!("{} is not paddock's and there is no session bus ({e})", own.display())
             })?;
-            let manager = zbus::blocking::Proxy::new(
-                &connection,
-                "org.freedesktop.systemd1",
-                "/org/freedesktop/systemd1",
-                "org.freedesktop.systemd1.Manager",
-            )
-            .map_err(|e| e.to_string())?;
+            let manager = user_manager(&connection).map_err(|e| e.to_string())?;
             let version: String = manager.get_property("Version").map_err(|e| {
                 format!(
                     "{} is not paddock's and systemd's user manager does not answer ({e})",
@@ -302,19 +296,25 @@ fn may_write(dir: &Path) -> bool {
     access(dir) && access(&dir.join("cgroup.procs"))
 }
 
+/// systemd's manager on `connection` (the session bus: the user's manager).
+fn user_manager(
+    connection: &zbus::blocking::Connection,
+) -> zbus::Result<zbus::blocking::Proxy<'static>> {
+    zbus::blocking::Proxy::new(
+        connection,
+        "org.freedesktop.systemd1",
+        "/org/freedesktop/systemd1",
+        "org.freedesktop.systemd1.Manager",
+    )
+}
+
 /// Ask systemd's user manager for a transient scope holding paddock, delegated to it; the
 /// scope's folder once paddock is in it.
 fn systemd_scope(mount: &Path) -> Result<PathBuf, String> {
     use zbus::zvariant::{OwnedObjectPath, Value};
     let connection =
         zbus::blocking::Connection::session().map_err(|e| format!("no session bus: {e}"))?;
-    let manager = zbus::blocking::Proxy::new(
-        &connection,
-        "org.freedesktop.systemd1",
-        "/org/freedesktop/systemd1",
-        "org.freedesktop.systemd1.Manager",
-    )
-    .map_err(|e| e.to_string())?;
+    let manager = user_manager(&connection).map_err(|e| e.to_string())?;
     let pid = std::process::id();
     let name = format!("paddock-{pid}.scope");
     let properties: Vec<(&str, Value<'_>)> = vec![

@@ -282,6 +282,26 @@ pub fn parse_with_home(src: &str, home: Option<PathBuf>) -> Result<Config, Vec<D
 }
 
 /// Read `path`: `Ok(None)` when it does not exist (built-in defaults apply).
+/// The configured thread `name`, from the file at `path` (the default one when `None`), for
+/// the commands that act on one thread: why not when the file has problems, or no thread of
+/// that name (naming those there are).
+pub fn configured_thread(path: Option<&Path>, name: &str) -> Result<ThreadSpec, String> {
+    let path = path.map(Path::to_owned).or_else(default_path);
+    let loaded = match &path {
+        Some(path) => load(path)
+            .map_err(|problems| {
+                format!("{} has problems (see `paddock config check`):\n{problems}", path.display())
+            })?
+            .unwrap_or_default(),
+        None => Config::default(),
+    };
+    let found = loaded.threads.iter().find(|t| t.name == name).cloned();
+    found.ok_or_else(|| {
+        let names: Vec<&str> = loaded.threads.iter().map(|t| t.name.as_str()).collect();
+        format!("no thread named \"{name}\" in the configuration (threads: {})", names.join(", "))
+    })
+}
+
 pub fn load(path: &Path) -> Result<Option<Config>, Diagnostics> {
     let src = match std::fs::read_to_string(path) {
         Ok(src) => src,

@@ -5,27 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use paddock::app::lock::{self, control_folder, guarded_paths, policy_for};
-use paddock::config::{self, Config, Network};
+use paddock::config::{self, Network};
 use paddock::sandbox::{resolve::resolve, visible, Policy};
 
 /// Print `thread`'s view under the configuration at `config` (the default one when None).
 pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
-    let config_file = config.map(Path::to_owned).or_else(config::default_path);
-    let loaded = match &config_file {
-        Some(path) => match config::load(path) {
-            Ok(loaded) => loaded.unwrap_or_default(),
-            Err(problems) => {
-                bail!("{} has problems (see `paddock config check`):\n{problems}", path.display())
-            }
-        },
-        None => Config::default(),
-    };
-    let Some(spec) = loaded.threads.iter().find(|t| t.name == thread) else {
-        let names: Vec<&str> = loaded.threads.iter().map(|t| t.name.as_str()).collect();
-        bail!("no thread named \"{thread}\" in the configuration (threads: {})", names.join(", "))
-    };
+    let spec = config::configured_thread(config, thread).map_err(anyhow::Error::msg)?;
     let Some(mut lock_policy) = spec.lock.clone() else {
         let why = if spec.unlocked { "unlocked: true" } else { "no `lock`" };
         println!("thread \"{thread}\" runs unlocked ({why}): its programs see what you see");

@@ -142,6 +142,41 @@ impl Stage {
         Stage { runtime, work, tls, log, fake }
     }
 
+    /// Codex's settings in `thread`'s own home (a model provider that is the fake), and the
+    /// environment Codex runs with.
+    pub fn codex_set_up(&self, thread: &str) -> Vec<(&'static str, String)> {
+        let settings = format!(
+            "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
+             base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
+            self.fake.port
+        );
+        std::fs::write(self.in_home(thread, ".codex/config.toml"), settings).expect("config.toml");
+        let ca = self.tls.join("ca.pem").display().to_string();
+        vec![("FAKE_API_KEY", "fake".to_owned()), ("SSL_CERT_FILE", ca)]
+    }
+
+    /// Gemini CLI's settings in `thread`'s own home (an API key, not a Google login), and the
+    /// environment it runs with.
+    pub fn gemini_set_up(&self, thread: &str) -> Vec<(&'static str, String)> {
+        let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
+        std::fs::write(self.in_home(thread, ".gemini/settings.json"), settings).expect("settings");
+        vec![
+            ("GEMINI_API_KEY", "fake".to_owned()),
+            ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", self.fake.port)),
+            ("NODE_EXTRA_CA_CERTS", self.tls.join("ca.pem").display().to_string()),
+        ]
+    }
+
+    /// The environment Claude Code runs with: the fake as its API, `key` its key.
+    pub fn claude_env(&self, key: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("ANTHROPIC_BASE_URL", format!("https://api.fake.test:{}", self.fake.port)),
+            ("ANTHROPIC_API_KEY", key.to_owned()),
+            ("NODE_EXTRA_CA_CERTS", self.tls.join("ca.pem").display().to_string()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+        ]
+    }
+
     /// Where `file` lies in `thread`'s own home, its folder made (what a person's first run
     /// inside the lock would have left there).
     pub fn in_home(&self, thread: &str, file: &str) -> PathBuf {
@@ -291,16 +326,8 @@ fn codex_completes_a_turn_in_a_lock_through_the_allow_list() {
         return;
     };
     let stage = Stage::new("fake_openai.py", |_| Vec::new());
-    // Codex's settings, in the thread's own home: a provider that is the fake.
-    let settings = format!(
-        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
-         base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
-        stage.fake.port
-    );
-    std::fs::write(stage.in_home("agent", ".codex/config.toml"), settings).expect("config.toml");
-    let ca = stage.tls.join("ca.pem").display().to_string();
+    let env = stage.codex_set_up("agent");
     let command = format!("{} exec --skip-git-repo-check 'say hello'", codex.display());
-    let env = [("FAKE_API_KEY", "fake".to_owned()), ("SSL_CERT_FILE", ca)];
     stage.one_shot(
         &codex,
         &command,
@@ -318,14 +345,7 @@ fn gemini_cli_completes_a_turn_in_a_lock_through_the_allow_list() {
         return;
     };
     let stage = Stage::new("fake_gemini.py", |_| Vec::new());
-    // Gemini CLI's settings, in the thread's own home: an API key, not a Google login.
-    let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
-    std::fs::write(stage.in_home("agent", ".gemini/settings.json"), settings).expect("settings");
-    let env = [
-        ("GEMINI_API_KEY", "fake".to_owned()),
-        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
-        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
-    ];
+    let env = stage.gemini_set_up("agent");
     let command = format!("{} --skip-trust -p 'say hello'", gemini.display());
     stage.one_shot(
         &gemini,

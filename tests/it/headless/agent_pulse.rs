@@ -131,12 +131,7 @@ fn claude_code_reads_right_in_every_state() {
     // key not approved: both questions come.
     let state = r#"{"hasCompletedOnboarding": true, "theme": "dark"}"#;
     std::fs::write(stage.in_home("claude", ".claude.json"), state).expect(".claude.json");
-    let env = [
-        ("ANTHROPIC_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
-        ("ANTHROPIC_API_KEY", "fake-key-for-the-local-fake-api".to_owned()),
-        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
-    ];
+    let env = stage.claude_env("fake-key-for-the-local-fake-api");
     configure(&stage, "claude", &claude, &format!("exec {}", claude.display()), &env);
     play(
         &stage,
@@ -173,16 +168,7 @@ fn codex_reads_right_in_every_state() {
     // A git repository, which Codex asks to trust.
     let init = std::process::Command::new("git").args(["init", "-q"]).arg(&stage.work).status();
     assert!(init.is_ok_and(|s| s.success()), "git init");
-    let settings = format!(
-        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
-         base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
-        stage.fake.port
-    );
-    std::fs::write(stage.in_home("codex", ".codex/config.toml"), settings).expect("config.toml");
-    let env = [
-        ("FAKE_API_KEY", "fake".to_owned()),
-        ("SSL_CERT_FILE", stage.tls.join("ca.pem").display().to_string()),
-    ];
+    let env = stage.codex_set_up("codex");
     configure(&stage, "codex", &codex, &format!("exec {}", codex.display()), &env);
     play(
         &stage,
@@ -213,13 +199,7 @@ fn gemini_cli_reads_right_in_every_state() {
         return;
     };
     let stage = Stage::new("fake_gemini.py", |work| vec![PathBuf::from(work)]);
-    let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
-    std::fs::write(stage.in_home("gemini", ".gemini/settings.json"), settings).expect("settings");
-    let env = [
-        ("GEMINI_API_KEY", "fake".to_owned()),
-        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
-        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
-    ];
+    let env = stage.gemini_set_up("gemini");
     configure(&stage, "gemini", &gemini, &format!("exec {}", gemini.display()), &env);
     play(
         &stage,
@@ -254,12 +234,7 @@ fn claude_codes_own_hooks_tell_its_pane_from_inside_the_lock() {
     let stage = Stage::new("fake_anthropic.py", |work| vec![work.join("hello.txt")]);
     let key = "fake-key-for-the-local-fake-api";
     super::agent::first_run_done(&stage.in_home("claude", ".claude.json"), key, &stage.work);
-    let env = [
-        ("ANTHROPIC_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
-        ("ANTHROPIC_API_KEY", key.to_owned()),
-        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
-    ];
+    let env = stage.claude_env(key);
     let command = format!("exec {} 'Create hello.txt here'", claude.display());
     configure(&stage, "claude", &claude, &command, &env);
 
@@ -301,13 +276,7 @@ fn gemini_clis_own_hooks_tell_its_pane_from_inside_the_lock() {
         return;
     };
     let stage = Stage::new("fake_gemini.py", |work| vec![PathBuf::from(work)]);
-    let settings = r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#;
-    std::fs::write(stage.in_home("gemini", ".gemini/settings.json"), settings).expect("settings");
-    let env = [
-        ("GEMINI_API_KEY", "fake".to_owned()),
-        ("GOOGLE_GEMINI_BASE_URL", format!("https://api.fake.test:{}", stage.fake.port)),
-        ("NODE_EXTRA_CA_CERTS", stage.tls.join("ca.pem").display().to_string()),
-    ];
+    let env = stage.gemini_set_up("gemini");
     let command = format!("exec {} --skip-trust -i 'Create hello.txt here'", gemini.display());
     configure(&stage, "gemini", &gemini, &command, &env);
     let install = stage
@@ -338,16 +307,7 @@ fn codexs_notify_program_tells_its_pane_from_inside_the_lock() {
         return;
     };
     let stage = Stage::new("fake_openai.py", |_| Vec::new());
-    let settings = format!(
-        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\n\
-         base_url = \"https://api.fake.test:{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n",
-        stage.fake.port
-    );
-    std::fs::write(stage.in_home("codex", ".codex/config.toml"), settings).expect("config.toml");
-    let env = [
-        ("FAKE_API_KEY", "fake".to_owned()),
-        ("SSL_CERT_FILE", stage.tls.join("ca.pem").display().to_string()),
-    ];
+    let env = stage.codex_set_up("codex");
     configure(&stage, "codex", &codex, &format!("exec {} 'Say hello'", codex.display()), &env);
     let install = stage
         .runtime
