@@ -93,7 +93,8 @@ def sessions(root):
                "ANTHROPIC_API_KEY": "fake-key-for-the-local-fake-api",
                "NODE_EXTRA_CA_CERTS": os.path.join(tls, "ca.pem"),
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-        return fake, [CLAUDE], env, home, work
+        # Asking before it edits (2.1.3xx starts in "auto mode", which edits without asking).
+        return fake, [CLAUDE, "--permission-mode", "default"], env, home, work
 
     def codex(root, tls, login=False):
         home, work = os.path.join(root, "home"), os.path.join(root, "work")
@@ -122,7 +123,8 @@ def sessions(root):
                "NODE_EXTRA_CA_CERTS": os.path.join(tls, "ca.pem")}
         return fake, ["node", GEMINI], env, home, work
 
-    # Steps: ("wait", text, seconds), ("mark", name), ("keys", text), ("sleep", seconds).
+    # Steps: ("wait", text, seconds), ("mark", name), ("keys", text), ("key", tmux key name),
+    # ("sleep", seconds).
     # Enter is sent apart from the text before it, as a person's key is: a TUI that reads a
     # paste (text and Enter in one read) may take the Enter as part of the text.
     def ask(text):
@@ -130,10 +132,11 @@ def sessions(root):
 
     return {
         "claude": (claude, [
+            # Its choices are not numbered, and "No" is chosen first: moved to, then Enter.
             ("wait", "Yes, I trust this folder", 30), ("sleep", 1), ("mark", "trust"),
-            ("keys", "\r"),
+            ("key", "Down"), ("sleep", 0.5), ("keys", "\r"),
             ("wait", "Do you want to use this API key?", 20), ("sleep", 1), ("mark", "login"),
-            ("keys", "1"), ("sleep", 0.5), ("keys", "\r"),
+            ("key", "Up"), ("sleep", 0.5), ("keys", "\r"),
             ("wait", "for shortcuts", 20), ("sleep", 5), ("mark", "idle"),
             # Claude Code shows an answer's text when it is whole; its spinner runs until then.
             *ask("Say hello slowly"),
@@ -216,6 +219,8 @@ def record(name, setup, steps, root):
                 marks.append((step[1], os.path.getsize(out)))
             elif step[0] == "keys":
                 tmux("send-keys", "-t", name, "-l", step[1])
+            elif step[0] == "key":
+                tmux("send-keys", "-t", name, step[1])
             elif step[0] == "sleep":
                 time.sleep(step[1])
     finally:

@@ -142,10 +142,10 @@ fn ci_steps(timings: &mut Timings) -> Result<()> {
 const AGENTS: &[(&str, &str, &str, &str, &str)] = &[
     (
         "@anthropic-ai/claude-code",
-        "2.1.197",
+        "2.1.332",
         "@anthropic-ai/claude-code/bin/claude.exe",
         "PADDOCK_TEST_CLAUDE",
-        "2.1.197 (Claude Code)",
+        "2.1.332 (Claude Code)",
     ),
     (
         "@openai/codex",

@@ -265,7 +265,11 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
     first_run_done(&stage.in_home("claude", ".claude.json"), key, work);
     // Before the agent: a request to a host off the list, which the proxy refuses.
     let elsewhere = ELSEWHERE;
-    let command = format!("{elsewhere}; exec {} 'Create hello.txt here'", claude.display());
+    // Asking before it edits: Claude Code 2.1.3xx starts in "auto mode", which does not.
+    let command = format!(
+        "{elsewhere}; exec {} --permission-mode default 'Create hello.txt here'",
+        claude.display()
+    );
     write_config(
         runtime,
         &format!(
@@ -291,6 +295,8 @@ fn claude_code_completes_a_turn_in_a_lock_through_the_allow_list_and_nothing_els
         instance.pane(1)["pulse"]["state"] == "needs_you"
     });
     assert!(asking.contains("written by the agent, through the proxy"), "{asking}");
+    // A person reads the question first (Claude Code ignores keys in its first moments).
+    std::thread::sleep(std::time::Duration::from_secs(1));
     instance.send_keys("1", "1");
     let done = instance.wait_for_text("1", "Done: hello.txt is written.");
     let written = std::fs::read_to_string(work.join("hello.txt")).expect("the agent's file");

@@ -60,6 +60,9 @@ fn play(stage: &Stage, part: &Part) {
         let reason = format!("screen shows \"{}\"", dialog.reason);
         let pulse = pulse_when(&instance, |p| p["state"] == "needs_you");
         assert_eq!(pulse["reason"], reason, "{pulse}\n{}", instance.capture("1"));
+        // A person reads the question first (and Claude Code ignores keys in a permission
+        // dialog's first moments, against an answer typed ahead by accident).
+        std::thread::sleep(std::time::Duration::from_secs(1));
         for keys in dialog.answer {
             instance.send_keys("1", keys);
             std::thread::sleep(std::time::Duration::from_millis(300));
@@ -132,7 +135,9 @@ fn claude_code_reads_right_in_every_state() {
     let state = r#"{"hasCompletedOnboarding": true, "theme": "dark"}"#;
     std::fs::write(stage.in_home("claude", ".claude.json"), state).expect(".claude.json");
     let env = stage.claude_env("fake-key-for-the-local-fake-api");
-    configure(&stage, "claude", &claude, &format!("exec {}", claude.display()), &env);
+    // Asking before it edits: Claude Code 2.1.3xx starts in "auto mode", which does not.
+    let command = format!("exec {} --permission-mode default", claude.display());
+    configure(&stage, "claude", &claude, &command, &env);
     play(
         &stage,
         &Part {
@@ -140,12 +145,13 @@ fn claude_code_reads_right_in_every_state() {
             trust: Dialog {
                 shows: "Yes, I trust this folder",
                 reason: "Is this a project you created or one you trust?",
-                answer: &["Enter"],
+                // Its choices are not numbered, and "No, exit" is chosen first.
+                answer: &["Down", "Enter"],
             },
             login: Some(Dialog {
                 shows: "Do you want to use this API key?",
                 reason: "Do you want to use this API key?",
-                answer: &["1", "Enter"],
+                answer: &["Up", "Enter"],
             }),
             ready: "for shortcuts",
             streamed: "Hello from the fake Anthropic",
@@ -235,7 +241,8 @@ fn claude_codes_own_hooks_tell_its_pane_from_inside_the_lock() {
     let key = "fake-key-for-the-local-fake-api";
     super::agent::first_run_done(&stage.in_home("claude", ".claude.json"), key, &stage.work);
     let env = stage.claude_env(key);
-    let command = format!("exec {} 'Create hello.txt here'", claude.display());
+    let command =
+        format!("exec {} --permission-mode default 'Create hello.txt here'", claude.display());
     configure(&stage, "claude", &claude, &command, &env);
 
     let install = stage
@@ -260,6 +267,8 @@ fn claude_codes_own_hooks_tell_its_pane_from_inside_the_lock() {
     let instance = stage.runtime.start(&[]);
     instance.wait_for_text("1", "Do you want to create hello.txt?");
     pulse_when(&instance, |p| p["state"] == "needs_you");
+    // A person reads the question first (Claude Code ignores keys in its first moments).
+    std::thread::sleep(std::time::Duration::from_secs(1));
     instance.send_keys("1", "1");
     instance.wait_for_text("1", "Done: hello.txt is written.");
     let told = pulse_when(&instance, |p| p["reason"] == "notification: finished its turn");
