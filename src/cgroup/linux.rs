@@ -62,12 +62,6 @@ impl Tree {
         Ok(Tree { root, controllers, how, next: AtomicU32::new(0) })
     }
 
-    /// The controllers in effect for panes (`cpu`, `memory`, `pids`: those this host lets
-    /// paddock enable).
-    pub fn controllers(&self) -> &[String] {
-        &self.controllers
-    }
-
     /// What is in effect, in words (for `paddock sandbox probe` and the log).
     pub fn describe(&self) -> String {
         let has = |c: &str| self.controllers.iter().any(|e| e == c);

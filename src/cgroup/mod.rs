@@ -51,10 +51,6 @@ mod elsewhere {
             Err("cgroups are Linux's".into())
         }
 
-        pub fn controllers(&self) -> &[String] {
-            &[]
-        }
-
         pub fn describe(&self) -> String {
             String::new()
         }

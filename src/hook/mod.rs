@@ -25,8 +25,6 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
-
     /// As the command line names it.
     pub fn name(self) -> &'static str {
         match self {
@@ -34,10 +32,6 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
         }
-    }
-
-    pub fn from_name(name: &str) -> Option<Agent> {
-        Agent::ALL.into_iter().find(|agent| agent.name() == name)
     }
 
     /// Its settings file, relative to the home folder.

@@ -28,10 +28,6 @@ pub struct TreeCpu {
 impl TreeCpu {
     /// CPU time used so far by `root` and its descendants (those alive, and those whose time
     /// their parents collected when they ended); `None` when `root` is gone.
-    pub fn total(&mut self, root: u32) -> Option<Duration> {
-        self.usage(root).map(|usage| usage.cpu)
-    }
-
     /// CPU time so far and memory now of `root` and its descendants; `None` when `root` is gone.
     pub fn usage(&mut self, root: u32) -> Option<TreeUsage> {
         #[cfg(target_os = "linux")]
@@ -203,12 +199,12 @@ mod tests {
             .expect("sh");
         let pid = child.id();
         let mut cpu = TreeCpu::default();
-        let start = cpu.total(pid).expect("alive");
+        let start = cpu.usage(pid).expect("alive").cpu;
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
         let mut grown = Duration::ZERO;
         while std::time::Instant::now() < deadline && grown < Duration::from_millis(100) {
             std::thread::sleep(Duration::from_millis(50));
-            grown = cpu.total(pid).map_or(grown, |t| t.saturating_sub(start));
+            grown = cpu.usage(pid).map_or(grown, |u| u.cpu.saturating_sub(start));
         }
         let _ = child.kill();
         let _ = child.wait();
@@ -216,6 +212,6 @@ mod tests {
             grown >= Duration::from_millis(100),
             "the children's CPU was not counted: {grown:?}"
         );
-        assert_eq!(cpu.total(pid), None, "a reaped process has no total");
+        assert_eq!(cpu.usage(pid), None, "a reaped process has no total");
     }
 }

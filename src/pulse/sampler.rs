@@ -14,7 +14,7 @@ use super::activity::Activity;
 use super::cpu::TreeCpu;
 use super::rules::{Found, Rules};
 use super::state::{Observation, Pulse, PulseState, Thresholds};
-use crate::cgroup::{LimitEvents, PaneCgroup};
+use crate::cgroup::{LimitEvents, Limits, PaneCgroup};
 use crate::term::{row_text, Terminal};
 
 /// The shortest time between samples, whatever is asked (a zero period would spin).
@@ -300,8 +300,9 @@ fn tick(pane: &mut Watched, cpu: &mut TreeCpu, now: Duration) -> PanePulse {
             (usage.map(|u| u.cpu), usage.map_or(0, |u| u.memory_bytes))
         }
     };
-    if let Some(cgroup) = &pane.watch.cgroup {
-        say_limits_hit(pane, cgroup.clone());
+    // Limits are hit only where they are set: no other pane's event files are read.
+    if let Some(cgroup) = pane.watch.cgroup.clone().filter(|c| c.limits() != Limits::default()) {
+        say_limits_hit(pane, cgroup);
     }
     if let (Some(before), Some(after)) = (pane.cpu_total, total) {
         pane.cpu_used += after.saturating_sub(before);
