@@ -188,7 +188,21 @@ fn install_json(
             definitions.push(json!({ "hooks": [Value::Object(hook)] }));
         }
     }
-    let mut text = serde_json::to_string_pretty(&settings).unwrap_or_default();
+    let mut text = String::new();
+    // serde_json writes C1 controls and reordering characters as they are: escaped again, so
+    // that an escape a locked agent wrote as inert `\u009b` stays inert in the file.
+    for c in serde_json::to_string_pretty(&settings).unwrap_or_default().chars() {
+        match c {
+            '\u{80}'..='\u{9f}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => {
+                text.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => text.push(c),
+        }
+    }
     text.push('\n');
     Ok(text)
 }
@@ -261,6 +275,16 @@ mod tests {
             .as_str()
             .is_some_and(|c| c.ends_with("hook event gemini")));
         assert_eq!(settings["hooks"]["Notification"][0]["hooks"][0]["type"], "command");
+    }
+
+    #[test]
+    fn escapes_written_as_text_stay_text() {
+        let existing = r#"{"a": "\u009b31m \u202e"}"#;
+        let text = install(Agent::Claude, Some(existing), &with(Agent::Claude)).expect("written");
+        assert!(!text.contains('\u{9b}') && !text.contains('\u{202e}'), "{text:?}");
+        assert!(text.contains(r"\u009b31m \u202e"), "{text}");
+        let settings: Value = serde_json::from_str(&text).expect("still JSON");
+        assert_eq!(settings["a"], "\u{9b}31m \u{202e}");
     }
 
     #[test]

@@ -308,4 +308,18 @@ fn joining_a_cgroup_never_makes_a_file() {
     assert_eq!(text(&out.stdout), "ran\n");
     assert!(text(&out.stderr).contains("not in a cgroup of its own"), "{}", text(&out.stderr));
     assert!(std::fs::read_dir(&folder).expect("folder").next().is_none(), "it made a file");
+    // A FIFO planted where the cgroup's file would be is refused, not waited on forever.
+    let fifo =
+        std::ffi::CString::new(folder.join("cgroup.procs").display().to_string()).expect("path");
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let out = std::process::Command::new("timeout")
+        .arg("20")
+        .arg(super::PADDOCK)
+        .arg("__cgroup-exec")
+        .arg(&folder)
+        .args(["--", "sh", "-c", "echo ran"])
+        .output()
+        .expect("timeout paddock __cgroup-exec");
+    assert_eq!(text(&out.stdout), "ran\n", "{}", text(&out.stderr));
 }
