@@ -177,7 +177,7 @@ fn main() {
     };
     let limits = Limits { connections: 1024, ..Limits::default() };
     let listener = UnixListener::bind(&socket).expect("bind the proxy");
-    let _proxy = Proxy::start(listener, allow, Owner::default(), Arc::new(|_| {}), limits)
+    let _proxy = Proxy::start(listener, allow, Owner::default(), Arc::new(|_| {}), limits, None)
         .expect("start the proxy");
     let via = Some(bridge(socket));
     let bare = bare_hops(server, &dir);

@@ -166,12 +166,31 @@ pub enum VaultVerb {
     /// Approve PROGRAM (a path, or a name looked up on PATH) for the secret NAME pinned to it:
     /// its path and SHA-256 are recorded; a changed file needs approving again.
     Approve { name: String, program: String },
-    /// The audit log: every release, withholding and masking count, oldest first.
+    /// The audit log: every release, withholding and masking count, and every use of a
+    /// brokered secret, oldest first.
     Log {
         /// The raw JSON lines.
         #[arg(long)]
         json: bool,
+        /// Only the uses of the brokered secret NAME: each request it went in (time, pane,
+        /// host, method, path, status), each it was held from, each attempt to send it
+        /// elsewhere.
+        #[arg(long, value_name = "NAME")]
+        uses: Option<String>,
     },
+    /// Stop the broker putting NAME's value in requests, in every pane, from the next request
+    /// on (no restart): they go on with the placeholder, and the API refuses them. Holds
+    /// across restarts until a new value is set (`paddock vault set NAME`).
+    Revoke { name: String },
+    /// Stop the broker using NAME for a time (`--for 30m`: s, m, h or d), or until `paddock
+    /// vault resume NAME`.
+    Suspend {
+        name: String,
+        #[arg(long = "for", value_name = "DURATION")]
+        time: Option<String>,
+    },
+    /// Let the broker use a suspended secret again.
+    Resume { name: String },
 }
 
 #[derive(Debug, Args)]

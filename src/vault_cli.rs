@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use paddock::config::{self, Config};
 use paddock::vault::audit::{utc_now, AuditLog, Event, Record};
 use paddock::vault::pin::{self, Approvals};
+use paddock::vault::standing::{Standing, Standings};
 use paddock::vault::{valid_name, Vault, VaultError};
 use zeroize::Zeroizing;
 
@@ -29,8 +30,81 @@ pub fn run(args: VaultArgs) -> Result<()> {
         }
         VaultVerb::Check => check(),
         VaultVerb::Approve { name, program } => approve(&name, &program),
-        VaultVerb::Log { json } => log(json),
+        VaultVerb::Log { json, uses } => log(json, uses.as_deref()),
+        VaultVerb::Revoke { name } => standing(&name, Change::Revoke),
+        VaultVerb::Suspend { name, time } => {
+            let time = time.as_deref().map(parse_duration).transpose()?;
+            standing(&name, Change::Suspend(time))
+        }
+        VaultVerb::Resume { name } => standing(&name, Change::Resume),
     }
+}
+
+enum Change {
+    Revoke,
+    Suspend(Option<std::time::Duration>),
+    Resume,
+}
+
+/// Revoke, suspend or resume `name` for the broker: written to the state folder, which every
+/// running instance's broker reads before each request.
+fn standing(name: &str, change: Change) -> Result<()> {
+    if !valid_name(name) {
+        bail!("{}", VaultError::BadName(name.to_owned()));
+    }
+    let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
+    let mut standings = Standings::load_checked(&state)?;
+    let now = std::time::SystemTime::now();
+    let said = match change {
+        Change::Revoke => {
+            standings.revoke(name, now);
+            format!(
+                "revoked \"{name}\": from the next request on, no pane's broker puts it in; \
+                 `paddock vault set {name}` with a new value ends this"
+            )
+        }
+        Change::Suspend(time) => {
+            if !standings.suspend(name, time, now) {
+                bail!("\"{name}\" is revoked: only a new value (`paddock vault set {name}`) ends that");
+            }
+            match time {
+                Some(time) => format!("suspended \"{name}\" for {}s", time.as_secs()),
+                None => format!("suspended \"{name}\" until `paddock vault resume {name}`"),
+            }
+        }
+        Change::Resume => match standings.resume(name) {
+            true => format!("resumed \"{name}\""),
+            false if matches!(standings.of(name, now), Standing::Revoked { .. }) => {
+                bail!("\"{name}\" is revoked: only a new value (`paddock vault set {name}`) ends that")
+            }
+            false => bail!("\"{name}\" is not suspended"),
+        },
+    };
+    standings.save(&state)?;
+    println!("{said}");
+    Ok(())
+}
+
+/// `90s`, `30m`, `2h`, `1d` (a bare number is seconds).
+fn parse_duration(text: &str) -> Result<std::time::Duration> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => bail!("\"{text}\" is not a duration: use a number and s, m, h or d (30m)"),
+    };
+    let number: u64 = number.parse().ok().filter(|n| *n > 0).with_context(|| {
+        format!("\"{text}\" is not a duration: use a number and s, m, h or d (30m)")
+    })?;
+    let seconds = number.checked_mul(scale).filter(|s| *s <= 366 * 86_400);
+    let seconds = seconds.with_context(|| format!("\"{text}\" is longer than a year"))?;
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 /// The largest value `vault set` stores: keys and tokens are far smaller, and a pane masks
@@ -287,11 +361,18 @@ fn inside_a_lock() -> bool {
     }
 }
 
-fn log(json: bool) -> Result<()> {
+fn log(json: bool, uses: Option<&str>) -> Result<()> {
     let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
     let audit = AuditLog::new(&state);
     let mut out = String::new();
-    for line in audit.read()? {
+    let wanted = |line: &Result<Record, String>| match (uses, line) {
+        (None, _) => true,
+        (Some(name), Ok(r)) => {
+            r.secret == name && matches!(r.event, Event::Used | Event::Held | Event::Blocked)
+        }
+        (Some(_), Err(_)) => false,
+    };
+    for line in audit.read()?.into_iter().filter(wanted) {
         match line {
             Ok(record) if json => {
                 out.push_str(&serde_json::to_string(&record).unwrap_or_default());
@@ -307,9 +388,29 @@ fn log(json: bool) -> Result<()> {
         }
     }
     if out.is_empty() && !json {
-        out = format!("no entries yet in {}\n", audit.path().display());
+        out = match uses {
+            Some(name) => format!("no uses of \"{name}\" yet in {}\n", audit.path().display()),
+            None => format!("no entries yet in {}\n", audit.path().display()),
+        };
     }
     std::io::stdout().write_all(out.as_bytes()).context("cannot write")
+}
+
+/// A brokered secret's use, or an attempt to send it elsewhere.
+fn describe_request(r: &Record) -> String {
+    let Some(request) = &r.request else { return format!("{:?} (no request)", r.event) };
+    let target = format!("{}:{}", request.host, request.port);
+    let outcome = match (request.status, &request.error) {
+        (Some(status), _) => format!(" → {status}"),
+        (None, Some(error)) => format!(" → no response: {error}"),
+        (None, None) => String::new(),
+    };
+    let line = format!("{} {target}{}{outcome}", request.method, request.path);
+    match r.event {
+        Event::Used => format!("used in {line}"),
+        Event::Held => format!("not used ({}): {line}", r.reason.as_deref().unwrap_or("")),
+        _ => format!("stopped: its placeholder {} to {target}", r.reason.as_deref().unwrap_or("")),
+    }
 }
 
 fn describe(r: &Record) -> String {
@@ -330,6 +431,7 @@ fn describe(r: &Record) -> String {
         Event::GitPlanted => {
             format!("left git something to run: {}", r.reason.as_deref().unwrap_or(""))
         }
+        Event::Used | Event::Held | Event::Blocked => describe_request(r),
     };
     format!("{}  {}  pane {}{thread}  {what}", r.time, r.secret, r.pane)
 }

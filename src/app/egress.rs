@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
+use crate::egress::broker::PaneBroker;
 use crate::egress::{AllowList, Connection, Limits, Owner, Proxy, Rule};
 use crate::mux::PaneId;
 use crate::vault::audit::{append_json_line, utc_at};
@@ -74,6 +75,8 @@ pub struct PaneEgress {
     stats: Arc<Mutex<NetStats>>,
     /// The proxy's socket, removed with it.
     socket: PathBuf,
+    /// The names of the secrets its broker puts in (none without one).
+    brokered: Vec<String>,
 }
 
 impl Drop for PaneEgress {
@@ -92,6 +95,7 @@ impl PaneEgress {
         hosts: &BTreeMap<String, IpAddr>,
         owner: (PaneId, Option<String>),
         state: Option<PathBuf>,
+        broker: Option<Arc<PaneBroker>>,
     ) -> std::io::Result<PaneEgress> {
         let allow = AllowList { rules: rules.to_vec(), hosts: hosts.clone() };
         let stats = Arc::new(Mutex::new(NetStats::default()));
@@ -126,9 +130,17 @@ impl PaneEgress {
             }
         });
         let (PaneId(pane), thread) = owner;
-        let proxy =
-            Proxy::start(listener, allow, Owner { pane, thread }, report, Limits::default())?;
-        Ok(PaneEgress { proxy: Some(proxy), forwards: forwards(rules), stats, socket })
+        let owner = Owner { pane, thread };
+        let brokered = broker.as_ref().map(|b| b.grants().iter().map(|g| g.name.clone()).collect());
+        let proxy = Proxy::start(listener, allow, owner, report, Limits::default(), broker)?;
+        let forwards = forwards(rules);
+        Ok(PaneEgress {
+            proxy: Some(proxy),
+            forwards,
+            stats,
+            socket,
+            brokered: brokered.unwrap_or_default(),
+        })
     }
 
     /// The host's loopback services forwarded into the lock.
@@ -150,6 +162,11 @@ impl PaneEgress {
         self.proxy.as_ref()?.allow(rule);
         stats.last_denied = None;
         Some(refused)
+    }
+
+    /// The names of the secrets the pane's broker puts in.
+    pub fn brokered(&self) -> &[String] {
+        &self.brokered
     }
 
     pub fn stats(&self) -> NetStats {

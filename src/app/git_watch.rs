@@ -65,6 +65,7 @@ impl GitWatch {
                     program: who.program.clone(),
                     reason: Some(finding.clone()),
                     masked: None,
+                    request: None,
                 };
                 if let Some(Err(e)) = log.as_ref().map(|log| log.append(&record)) {
                     eprintln!("paddock: cannot write the audit log: {e}");

@@ -10,7 +10,7 @@ use crate::mux::PaneId;
 use crate::pty::MaskCounts;
 use crate::vault::audit::{utc_now, AuditLog, Event, Record};
 pub use crate::vault::release::Changed;
-use crate::vault::release::{release, Request};
+use crate::vault::release::{release, Brokered, Request};
 use crate::vault::{SecretBytes, Vault};
 
 /// What a pane's program gets from the vault.
@@ -19,6 +19,10 @@ pub struct Granted {
     pub env: Vec<(String, SecretBytes)>,
     /// The names released, in order.
     pub names: Vec<String>,
+    /// The values the pane's output is masked for, in `names`' order.
+    pub masked: Vec<SecretBytes>,
+    /// The brokered ones, for the pane's broker.
+    pub brokered: Vec<Brokered>,
     /// What the pane shows before the program's output: the secrets withheld, and why.
     pub notice: Option<String>,
     /// The `released` records, for [`record_start`] once the program has started or not.
@@ -86,6 +90,8 @@ pub fn grant(
     Ok(Granted {
         env: released.env,
         names: released.names,
+        masked: released.masked,
+        brokered: released.brokered,
         notice,
         records: released.records,
         pinned_sha256: released.pinned_sha256,
@@ -118,6 +124,7 @@ impl Drop for PaneSecrets {
                 program: self.program.clone(),
                 reason: None,
                 masked: Some(masked.unwrap_or(0)),
+                request: None,
             };
             // Nowhere to report a failure from here: the release itself was recorded.
             let _ = log.append(&record);

@@ -103,6 +103,15 @@ pub struct RawSecret {
     pub name: Option<String>,
     pub env: Option<String>,
     pub pin: Option<String>,
+    pub broker: Option<RawBroker>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Broker")]
+#[serde(deny_unknown_fields)]
+pub struct RawBroker {
+    pub hosts: Option<Vec<String>>,
+    pub headers: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

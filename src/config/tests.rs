@@ -101,6 +101,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     name: "anthropic-key".into(),
                     env: "ANTHROPIC_API_KEY".into(),
                     pin: Some("claude".into()),
+                    broker: None,
                 }],
                 pulse: PulseSettings {
                     busy_cpu: 10.0,
@@ -208,7 +209,10 @@ fn every_field_in_a_file_reaches_the_config() {
     assert_eq!(b.place, Placement::Below("a".into()));
     let lock = b.lock.as_ref().expect("lock");
     assert_eq!((lock.read.clone(), lock.network.clone()), (vec![home.path("src")], Network::Off));
-    assert_eq!(b.secrets, vec![SecretRef { name: "n".into(), env: "E".into(), pin: None }]);
+    assert_eq!(
+        b.secrets,
+        vec![SecretRef { name: "n".into(), env: "E".into(), pin: None, broker: None }]
+    );
 }
 
 /// Broken files, each with the exact diagnostics (line:column, field path, message).
@@ -323,6 +327,20 @@ fn broken_files_get_exact_diagnostics() {
         ("bad env_pass", "(threads: [(name: \"a\", env_pass: [\"PATH\", \"GH TOKEN\", \"TMPDIR\"])])", &[
             "1:43: threads[0].env_pass[1]: expected an environment variable name (letters, digits, _), found \"GH TOKEN\"",
             "1:55: threads[0].env_pass[2]: TMPDIR cannot be passed into a lock: the lock hides your runtime folder and gives the program a temporary folder of its own",
+        ]),
+        ("broker without an allow-list", "(threads: [(name: \"a\", lock: (), secrets: [(name: \"k\", env: \"K\", broker: (hosts: [\"api.example.com\"], headers: [\"x-api-key\"]))])])", &[
+            "1:74: threads[0].secrets[0].broker: a brokered secret needs its thread locked with `network: Allow([...])` listing its hosts: the broker is that lock's proxy, and with any other network a program could go around it",
+        ]),
+        ("bad broker", "(threads: [(name: \"a\", lock: (network: Allow([\"api.example.com\", \"*.example.com\"])), secrets: [(name: \"k\", env: \"K\", broker: (hosts: [\"other.test\", \"*.example.com\", \"@anthropic\"], headers: [\"Host\", \"x api\"]))])])", &[
+            "1:135: threads[0].secrets[0].broker.hosts[0]: other.test:443 is not in the thread's network allow-list: add it to `network: Allow([...])`, or the broker could never reach it",
+            "1:149: threads[0].secrets[0].broker.hosts[1]: expected one host name (api.example.com, or api.example.com:443), found \"*.example.com\": a secret is brokered to named hosts only, not to a preset, a `*.` pattern or an address",
+            "1:166: threads[0].secrets[0].broker.hosts[2]: expected one host name (api.example.com, or api.example.com:443), found \"@anthropic\": a secret is brokered to named hosts only, not to a preset, a `*.` pattern or an address",
+            "1:191: threads[0].secrets[0].broker.headers[0]: host cannot carry a secret: it belongs to the connection",
+            "1:199: threads[0].secrets[0].broker.headers[1]: expected a request header name, found \"x api\"",
+        ]),
+        ("empty broker", "(threads: [(name: \"a\", lock: (network: Allow([\"api.example.com\"])), secrets: [(name: \"k\", env: \"K\", broker: ())])])", &[
+            "1:109: threads[0].secrets[0].broker: `hosts` is required: the hosts the secret's value may go to",
+            "1:109: threads[0].secrets[0].broker: `headers` is required: the request headers the secret's value may go in (x-api-key, authorization)",
         ]),
         ("bad clipboard", "(threads: [(name: \"a\", clipboard: Maybe)])", &[
             "1:35: threads[0].clipboard: unknown choice `Maybe` (known: `Deny`, `Ask`, `Allow`)",

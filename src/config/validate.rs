@@ -7,17 +7,20 @@ use std::path::PathBuf;
 
 use super::locate::{locate, FieldPath};
 use super::raw::{
-    RawConfig, RawLimits, RawLock, RawNetwork, RawPlace, RawPulse, RawSecret, RawThread,
-    RawWorktree,
+    RawConfig, RawLimits, RawLock, RawNetwork, RawPlace, RawPulse, RawThread, RawWorktree,
 };
 use super::{
-    Config, Diagnostic, LockPolicy, Network, Placement, PulseSettings, SecretRef, ThemeColors,
-    ThreadLimits, ThreadSpec, Worktree,
+    Config, Diagnostic, LockPolicy, Network, Placement, PulseSettings, ThemeColors, ThreadLimits,
+    ThreadSpec, Worktree,
 };
 use crate::egress::rules::HostRule;
 use crate::egress::Rule;
 use crate::input::keymap::{action_name, action_named, parse_chord, ACTIONS};
 use crate::term::Rgb;
+
+#[path = "validate_secrets.rs"]
+mod validate_secrets;
+use validate_secrets::secrets;
 
 pub const MAX_SCROLLBACK: usize = 1_000_000;
 pub const MAX_PADDING: u32 = 200;
@@ -379,7 +382,8 @@ fn thread_spec(
             allow_broad_write: false,
         });
     }
-    let secrets = secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default());
+    let secrets =
+        secrets(check, &at.field("secrets"), raw.secrets.unwrap_or_default(), lock.as_ref());
     let pulse = raw.pulse.map(|p| pulse(check, &at.field("pulse"), p)).unwrap_or_default();
     let limits = raw.limits.map(|l| limits(check, &at.field("limits"), l)).unwrap_or_default();
     let clipboard = raw.clipboard;
@@ -561,63 +565,6 @@ fn proxy_hosts(
         }
     }
     hosts
-}
-
-fn secrets(check: &mut Checker<'_>, at: &FieldPath, raw: Vec<RawSecret>) -> Vec<SecretRef> {
-    let mut out: Vec<SecretRef> = Vec::new();
-    for (i, secret) in raw.into_iter().enumerate() {
-        let at = at.index(i);
-        let name = match secret.name {
-            Some(name) if crate::vault::valid_name(&name) => name,
-            Some(name) if !name.trim().is_empty() => {
-                let message = format!(
-                    "expected a secret's name in the vault (1 to 64 letters, digits, `-`, `_` or \
-                     `.`, starting with a letter or digit), found \"{name}\""
-                );
-                check.report(&at.field("name"), message);
-                continue;
-            }
-            Some(_) => {
-                check.report(
-                    &at.field("name"),
-                    "expected the secret's name in the vault, found \"\"",
-                );
-                continue;
-            }
-            None => {
-                check.report(&at, "`name` is required: the secret's name in the vault");
-                continue;
-            }
-        };
-        let env = match secret.env {
-            Some(env) if valid_env_name(&env) => env,
-            Some(env) => {
-                let message = format!(
-                    "expected an environment variable name (letters, digits, _), found \"{env}\""
-                );
-                check.report(&at.field("env"), message);
-                continue;
-            }
-            None => {
-                check.report(&at, "`env` is required: the variable that carries the secret");
-                continue;
-            }
-        };
-        if let Some(first) = out.iter().position(|s| s.env == env) {
-            let message = format!("{env} is already given by secrets[{first}]");
-            check.report(&at.field("env"), message);
-            continue;
-        }
-        let pin = match secret.pin {
-            Some(pin) if pin.trim().is_empty() => {
-                check.report(&at.field("pin"), "expected a program name or path, found \"\"");
-                continue;
-            }
-            pin => pin,
-        };
-        out.push(SecretRef { name, env, pin });
-    }
-    out
 }
 
 fn pulse(check: &mut Checker<'_>, at: &FieldPath, raw: RawPulse) -> PulseSettings {

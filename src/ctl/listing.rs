@@ -60,7 +60,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                         n => format!("{}, GIT PLANTED {n}", lock.level),
                     },
                 ),
-                if pane.secrets.is_empty() { "-".into() } else { pane.secrets.join(",") },
+                secrets_words(pane),
                 shell_words(&pane.command),
             ]);
         }
@@ -165,6 +165,19 @@ fn shell_words(command: &[String]) -> String {
     command.iter().map(quote).collect::<Vec<_>>().join(" ")
 }
 
+/// A pane's secrets: each brokered one with its state (`openai:brokered`, `openai:REVOKED`).
+fn secrets_words(pane: &PaneInfo) -> String {
+    if pane.secrets.is_empty() {
+        return "-".into();
+    }
+    let word = |name: &String| match pane.brokered.iter().find(|b| &b.name == name) {
+        Some(b) if b.state == "active" => format!("{name}:brokered"),
+        Some(b) => format!("{name}:{}", b.state.to_ascii_uppercase()),
+        None => name.clone(),
+    };
+    pane.secrets.iter().map(word).collect::<Vec<_>>().join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +205,7 @@ mod tests {
                 git_planted: vec![],
             }),
             secrets: if id == 2 { vec!["gh-token".into(), "openai".into()] } else { vec![] },
+            brokered: vec![],
             pulse: match id {
                 1 => Some(PulseInfo {
                     state: "working".into(),

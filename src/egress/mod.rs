@@ -6,6 +6,8 @@
 //! the socket a connection arrives on, never from what the request says.
 
 #[cfg(unix)]
+pub mod broker;
+#[cfg(unix)]
 pub mod proxy;
 #[cfg(unix)]
 pub mod relay;

@@ -14,7 +14,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::relay::relay;
+use super::broker::{PaneBroker, Place, Target};
+use super::relay::relay_watched;
 use super::report::Connection;
 use super::rules::{AllowList, Rule};
 
@@ -69,6 +70,8 @@ struct Shared {
     report: Reporter,
     limits: Limits,
     open: AtomicUsize,
+    /// The pane's secret broker, when it has brokered secrets.
+    broker: Option<Arc<PaneBroker>>,
 }
 
 impl Proxy {
@@ -79,11 +82,13 @@ impl Proxy {
         owner: Owner,
         report: Reporter,
         limits: Limits,
+        broker: Option<Arc<PaneBroker>>,
     ) -> std::io::Result<Proxy> {
         listener.set_nonblocking(true)?;
         let stop = Arc::new(AtomicBool::new(false));
         let allow = RwLock::new(allow);
-        let shared = Arc::new(Shared { allow, owner, report, limits, open: AtomicUsize::new(0) });
+        let open = AtomicUsize::new(0);
+        let shared = Arc::new(Shared { allow, owner, report, limits, open, broker });
         let name = format!("pane-{}-egress", shared.owner.pane);
         let (stopping, serving) = (stop.clone(), shared.clone());
         let thread = std::thread::Builder::new()
@@ -189,6 +194,19 @@ fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
         let allow = shared.allow.read().unwrap_or_else(PoisonError::into_inner);
         allow.clone()
     };
+    let broker = shared.broker.as_ref().filter(|b| !b.grants().is_empty());
+    // A placeholder in a plain-HTTP request goes nowhere, whatever the host.
+    if let Some((broker, grant)) = broker.filter(|_| ask.forward.is_some()).and_then(|b| {
+        b.grants().found_in(&head).or_else(|| b.grants().found_in(&rest)).map(|g| (b, g))
+    }) {
+        let name = &broker.grants().get(grant).name;
+        let why = format!("a placeholder of secret \"{name}\" in a plain-HTTP request");
+        let _ = client.write_all(&response(403, &format!("paddock: {why}; it was stopped")));
+        broker.attempt(grant, &ask.host, ask.port, Place::PlainHttp);
+        record.reason = Some(why);
+        record.duration = started.elapsed();
+        return Some(record);
+    }
     let upstream = match decision.decide(&ask.host, ask.port, resolve) {
         Err(denied) => {
             let why = format!("paddock: {}:{} {denied}", ask.host, ask.port);
@@ -196,13 +214,30 @@ fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
             record.reason = Some(denied.to_string());
             Err(())
         }
-        Ok(addresses) => connect(&addresses, shared.limits.connect_time).map_err(|why| {
-            let _ = client.write_all(&response(502, &format!("paddock: {why}")));
-            record.reason = Some(why);
-        }),
+        Ok(addresses) => connect(&addresses, shared.limits.connect_time)
+            .map(|stream| (stream, addresses))
+            .map_err(|why| {
+                let _ = client.write_all(&response(502, &format!("paddock: {why}")));
+                record.reason = Some(why);
+            }),
     };
-    if let Ok(mut upstream) = upstream {
+    if let Ok((mut upstream, addresses)) = upstream {
         record.allowed = true;
+        let brokered =
+            broker.filter(|b| ask.forward.is_none() && b.grants().intercepts(&ask.host, ask.port));
+        if let Some(broker) = brokered {
+            // The broker ends TLS here, as the host: the tunnel is open for it.
+            if client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").is_ok() {
+                let _ = client.set_read_timeout(None);
+                let target = Target { host: ask.host.clone(), port: ask.port, addresses };
+                match broker.serve(client, upstream, target, shared.limits.idle_time) {
+                    Ok((sent, received)) => (record.sent, record.received) = (sent, received),
+                    Err(why) => record.reason = Some(why),
+                }
+            }
+            record.duration = started.elapsed();
+            return Some(record);
+        }
         let opened = match &ask.forward {
             None => client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n"),
             Some(head) => upstream.write_all(head),
@@ -211,9 +246,29 @@ fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
             let head = ask.forward.as_ref().map_or(0, Vec::len);
             record.sent = (head + rest.len()) as u64;
             let _ = client.set_read_timeout(None);
-            let (sent, received) = relay(&mut client, &mut upstream, shared.limits.idle_time);
+            // With brokered secrets, what the pane sends is looked at for their placeholders
+            // (in a TLS tunnel they cannot be seen, and are of no use).
+            let mut scanner = broker.map(|b| b.grants().scanner());
+            let mut seen = None;
+            let mut watch = |bytes: &[u8]| match scanner.as_mut().and_then(|s| s.feed(bytes)) {
+                Some(grant) => {
+                    seen = Some(grant);
+                    false
+                }
+                None => true,
+            };
+            let watch: Option<super::relay::Watch<'_>> = broker.map(|_| &mut watch as _);
+            let idle = shared.limits.idle_time;
+            let (sent, received) = relay_watched(&mut client, &mut upstream, idle, watch);
             record.sent += sent;
             record.received = received;
+            if let Some((broker, grant)) = broker.zip(seen) {
+                let place = if ask.forward.is_some() { Place::PlainHttp } else { Place::Tunnel };
+                let name = &broker.grants().get(grant).name;
+                record.reason =
+                    Some(format!("a placeholder of secret \"{name}\" {place}; stopped"));
+                broker.attempt(grant, &ask.host, ask.port, place);
+            }
         }
     }
     record.duration = started.elapsed();

@@ -32,9 +32,31 @@ pub fn relay(
     upstream: &mut (impl Read + Write + AsRawFd + Shut),
     idle: Duration,
 ) -> (u64, u64) {
+    relay_watched(client, upstream, idle, None)
+}
+
+/// What looks at the bytes a client sends before they go on: false stops the relay (both
+/// sides are shut, and the bytes it saw are not sent).
+pub type Watch<'a> = &'a mut dyn FnMut(&[u8]) -> bool;
+
+/// What a `Watch` points at.
+type WatchFn<'a> = dyn FnMut(&[u8]) -> bool + 'a;
+
+/// `relay`, with the client's bytes shown to `watch` first (those then pass through paddock's
+/// memory rather than a pipe).
+pub fn relay_watched(
+    client: &mut (impl Read + Write + AsRawFd + Shut),
+    upstream: &mut (impl Read + Write + AsRawFd + Shut),
+    idle: Duration,
+    mut watch: Option<Watch<'_>>,
+) -> (u64, u64) {
     let (mut sent, mut received) = (0u64, 0u64);
     let (mut client_open, mut upstream_open) = (true, true);
-    let (mut outward, mut inward) = (Mover::new(), Mover::new());
+    let mut outward = match watch.is_some() {
+        true => Mover::buffered(),
+        false => Mover::new(),
+    };
+    let mut inward = Mover::new();
     let timeout = i32::try_from(idle.as_millis()).unwrap_or(i32::MAX);
     while client_open || upstream_open {
         let mut fds = [
@@ -58,7 +80,12 @@ pub fn relay(
             break;
         }
         if client_open && fds[0].revents != 0 {
-            match outward.step(client, upstream) {
+            match outward.step_watched(client, upstream, watch.as_deref_mut()) {
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                    client.shut_write();
+                    upstream.shut_write();
+                    break;
+                }
                 Ok(Some(0)) | Err(_) => {
                     client_open = false;
                     upstream.shut_write();
@@ -98,6 +125,39 @@ impl Mover {
             #[cfg(target_os = "linux")]
             pipe: pipe(),
             buffer: Vec::new(),
+        }
+    }
+
+    /// One that always moves through a buffer (so the bytes can be looked at).
+    fn buffered() -> Mover {
+        Mover {
+            #[cfg(target_os = "linux")]
+            pipe: None,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// `step`, through the buffer and `watch` when there is one; what `watch` refuses is not
+    /// sent (PermissionDenied).
+    fn step_watched(
+        &mut self,
+        from: &mut (impl Read + AsRawFd),
+        to: &mut (impl Write + AsRawFd),
+        watch: Option<&mut WatchFn<'_>>,
+    ) -> std::io::Result<Option<usize>> {
+        let Some(watch) = watch else { return self.step(from, to) };
+        if self.buffer.is_empty() {
+            self.buffer = vec![0u8; CHUNK];
+        }
+        match from.read(&mut self.buffer) {
+            Ok(0) => Ok(Some(0)),
+            Ok(n) if !watch(&self.buffer[..n]) => {
+                Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "stopped"))
+            }
+            Ok(n) => to.write_all(&self.buffer[..n]).map(|()| Some(n)),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Ok(None),
+            Err(e) => Err(e),
         }
     }
 

@@ -143,7 +143,7 @@ impl Rule {
 
     /// Whether this rule lets a connection to the name `host` (lower case) on `port` through,
     /// by name.
-    fn holds_name(&self, host: &str, port: u16) -> bool {
+    pub fn holds_name(&self, host: &str, port: u16) -> bool {
         port == self.port
             && match &self.host {
                 HostRule::Name(name) => host == name,

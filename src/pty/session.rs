@@ -76,6 +76,9 @@ pub struct SpawnSpec {
     /// Secrets released to the program: environment variable and value. The values are
     /// masked in the pane's output and wiped from paddock's memory when the pane closes.
     pub secrets: Vec<(String, SecretBytes)>,
+    /// The values masked in the pane's output, in the order its secrets were released (a
+    /// brokered secret's value, which `secrets` holds only a placeholder of, among them).
+    pub masked: Vec<SecretBytes>,
     /// Shown in the pane before the program's output (what paddock withheld from it, and why).
     pub notice: Option<String>,
     /// The pane's activity counters, for the pulse (fresh ones when `None`).
@@ -306,7 +309,7 @@ impl Process {
         let pair = native_pty_system()
             .openpty(pty_size(spec.size))
             .map_err(|e| PtyError::Open(e.to_string()))?;
-        let masker = Masker::new(spec.secrets.iter().map(|(_, value)| value.clone()).collect());
+        let masker = Masker::new(spec.masked.clone());
         let mask_counts: Option<MaskCounts> = masker
             .as_ref()
             .map(|m| m.counts().iter().map(|_| AtomicU64::new(0)).collect::<Vec<_>>().into());
@@ -318,8 +321,7 @@ impl Process {
         drop(pair.slave);
         let mut model = model_for(&spec);
         if let Some(counts) = &mask_counts {
-            let values: Vec<_> = spec.secrets.iter().map(|(_, value)| value.clone()).collect();
-            if let Some(redactor) = ScreenRedactor::new(&values, counts.clone()) {
+            if let Some(redactor) = ScreenRedactor::new(&spec.masked, counts.clone()) {
                 model.set_redactor(Box::new(redactor));
             }
         }

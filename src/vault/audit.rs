@@ -26,6 +26,29 @@ pub enum Event {
     /// A locked pane left git something to run outside its lock (no secret: `reason` names
     /// the file and the command).
     GitPlanted,
+    /// The broker put a brokered secret's value in a request (`request` says which).
+    Used,
+    /// A request carried a brokered secret's placeholder, and the broker left it as it was:
+    /// `reason` says why (revoked, suspended).
+    Held,
+    /// A brokered secret's placeholder was seen where its value may not go, and the request
+    /// was stopped: `reason` says where.
+    Blocked,
+}
+
+/// The request a brokered secret was used in (never its query, never a header).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestLine {
+    pub host: String,
+    pub port: u16,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub method: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +64,8 @@ pub struct Record {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub masked: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<RequestLine>,
 }
 
 pub struct AuditLog {
@@ -193,6 +218,7 @@ mod tests {
             program: Some("/bin/sh".into()),
             reason: Some("pinned to claude".into()),
             masked: None,
+            request: None,
         };
         log.append(&record).expect("append");
         log.append(&Record {

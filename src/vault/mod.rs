@@ -13,7 +13,9 @@ pub mod mask;
 pub mod pin;
 #[cfg(unix)]
 pub mod pin_exec;
+pub mod placeholder;
 pub mod release;
+pub mod standing;
 pub mod store;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +52,18 @@ pub struct SecretRef {
     pub env: String,
     /// The only program it may be handed to.
     pub pin: Option<String>,
+    /// Brokered: the pane gets a placeholder, and the value goes only into these headers of
+    /// requests to these hosts (`egress::broker`).
+    pub broker: Option<BrokerSpec>,
+}
+
+/// Where a brokered secret's value may go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerSpec {
+    /// Host names (lower case) and ports.
+    pub hosts: Vec<(String, u16)>,
+    /// Request header names (lower case).
+    pub headers: Vec<String>,
 }
 
 /// paddock's state folder: its approvals, the names its vault knows, the audit log.
@@ -134,6 +148,11 @@ impl Vault {
     pub fn set(&self, name: &str, value: &[u8]) -> Result<(), VaultError> {
         check_name(name)?;
         self.store.set(&self.service, name, value)?;
+        // A new value ends a revocation or suspension of the old one.
+        let mut standings = standing::Standings::load(&self.state);
+        if standings.forget(name) {
+            standings.save(&self.state)?;
+        }
         let mut names = self.known_names();
         if !names.iter().any(|n| n == name) {
             names.push(name.to_owned());

@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use super::audit::{utc_now, AuditLog, Event, Record};
 use super::pin::{self, Approvals, Verdict};
-use super::{SecretBytes, SecretRef, Vault, VaultError};
+use super::{BrokerSpec, SecretBytes, SecretRef, Vault, VaultError};
 
 /// The pane asking.
 pub struct Request<'a> {
@@ -25,10 +25,16 @@ pub struct Request<'a> {
 /// What the pane gets.
 #[derive(Default)]
 pub struct Released {
-    /// Environment variable and value, for the program's environment only.
+    /// Environment variable and value, for the program's environment only (a brokered
+    /// secret's placeholder, in its case).
     pub env: Vec<(String, SecretBytes)>,
     /// The names released, in the config's order.
     pub names: Vec<String>,
+    /// The values to mask in the pane's output, in `names`' order (a brokered secret's too:
+    /// it should never reach the pane, and if it did it is not shown).
+    pub masked: Vec<SecretBytes>,
+    /// The brokered secrets among them, for the pane's broker.
+    pub brokered: Vec<Brokered>,
     /// Secrets withheld, and why.
     pub withheld: Vec<(String, String)>,
     /// The `released` records, to append once the program has started (`Failed` otherwise).
@@ -64,6 +70,15 @@ fn missing(names: &[String]) -> String {
     }
 }
 
+/// A brokered secret as released: the pane holds `placeholder`; the broker puts `value` in
+/// its place where `spec` lets it.
+pub struct Brokered {
+    pub name: String,
+    pub placeholder: String,
+    pub value: SecretBytes,
+    pub spec: BrokerSpec,
+}
+
 /// A pinned program that changed since its approval, as the window shows it for approving
 /// again.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +105,7 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
         program: program_text.clone().or_else(|| Some(argv0.to_owned())),
         reason,
         masked: None,
+        request: None,
     };
     let mut values = Vec::new();
     let mut missing = Vec::new();
@@ -124,13 +140,23 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
                 },
             )
         });
-        let refusal = match check {
+        let mut refusal = match check {
             Some(Ok(sha256)) => {
                 released.pinned_sha256 = Some(sha256);
                 None
             }
             Some(Err(why)) => Some(why),
             None => None,
+        };
+        let placeholder = match (&secret.broker, &refusal) {
+            (Some(_), None) => match super::placeholder::placeholder_for(&value) {
+                Ok(placeholder) => Some(placeholder),
+                Err(why) => {
+                    refusal = Some(why);
+                    None
+                }
+            },
+            _ => None,
         };
         match refusal {
             Some(why) => {
@@ -140,12 +166,39 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
             None => {
                 // A pinned one goes through the pane's exec step, which runs the program only
                 // while it is this file: said in the record, since a refusal there comes later.
-                let how = secret.pin.as_ref().and(released.pinned_sha256.as_ref()).map(|sha| {
+                let pinned = secret.pin.as_ref().and(released.pinned_sha256.as_ref()).map(|sha| {
                     format!("to the exec step, which runs only a file with sha256 {sha}")
                 });
+                let brokered = secret.broker.as_ref().map(|spec| {
+                    let hosts: Vec<String> =
+                        spec.hosts.iter().map(|(host, port)| format!("{host}:{port}")).collect();
+                    format!(
+                        "brokered: the pane holds a placeholder; the value goes only in {} of \
+                         requests to {}",
+                        spec.headers.join(", "),
+                        hosts.join(", ")
+                    )
+                });
+                let how = match (pinned, brokered) {
+                    (Some(pinned), Some(brokered)) => Some(format!("{brokered}; {pinned}")),
+                    (pinned, brokered) => brokered.or(pinned),
+                };
                 released.records.push(record(&secret.name, Event::Released, how));
                 released.names.push(secret.name.clone());
-                released.env.push((secret.env.clone(), value));
+                match (placeholder, &secret.broker) {
+                    (Some(placeholder), Some(spec)) => {
+                        let held = SecretBytes::new(placeholder.as_bytes());
+                        released.env.push((secret.env.clone(), held));
+                        released.brokered.push(Brokered {
+                            name: secret.name.clone(),
+                            placeholder,
+                            value: value.clone(),
+                            spec: spec.clone(),
+                        });
+                    }
+                    _ => released.env.push((secret.env.clone(), value.clone())),
+                }
+                released.masked.push(value);
             }
         }
     }
@@ -217,8 +270,13 @@ mod tests {
 
     fn secrets(pin: &str) -> Vec<SecretRef> {
         vec![
-            SecretRef { name: "open".into(), env: "OPEN".into(), pin: None },
-            SecretRef { name: "pinned".into(), env: "PINNED".into(), pin: Some(pin.into()) },
+            SecretRef { name: "open".into(), env: "OPEN".into(), pin: None, broker: None },
+            SecretRef {
+                name: "pinned".into(),
+                env: "PINNED".into(),
+                pin: Some(pin.into()),
+                broker: None,
+            },
         ]
     }
 
@@ -312,7 +370,12 @@ mod tests {
     fn a_missing_secret_stops_the_program_and_says_how_to_set_it() {
         let (vault, state) = setup("missing");
         let mut secrets = secrets("cat");
-        secrets.push(SecretRef { name: "gone".into(), env: "GONE".into(), pin: None });
+        secrets.push(SecretRef {
+            name: "gone".into(),
+            env: "GONE".into(),
+            pin: None,
+            broker: None,
+        });
         let argv = vec!["cat".to_owned()];
         let error = release(&vault, &request(&secrets, &argv)).err().expect("refused");
         assert_eq!(

@@ -79,6 +79,8 @@ class Handler(FakeHandler):
 
     def do_POST(self):
         body = self.body()
+        if self.refused_key():
+            return
         path = self.path.split("?")[0]
         if path.endswith("/count_tokens"):
             self.log({"method": "POST", "path": path, "kind": "count"})

@@ -60,6 +60,8 @@ class Handler(FakeHandler):
 
     def do_POST(self):
         body = self.body()
+        if self.refused_key():
+            return
         if ":countTokens" in self.path:
             self.log({"method": "POST", "path": self.path, "kind": "count"})
             return self.send_json(200, {"totalTokens": 12})

@@ -46,6 +46,8 @@ class Handler(FakeHandler):
 
     def do_POST(self):
         body = self.body()
+        if self.refused_key():
+            return
         asked = last_user_text(body).lower()
         if "create" in asked and has_call_output(body):
             kind = "final"

@@ -3,8 +3,13 @@ of JSON lines, JSON and server-sent-event answers, and a TLS server on a free po
 127.0.0.1 that prints "listening PORT" once it accepts connections."""
 
 import json
+import os
 import ssl
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# The API key a fake accepts (FAKE_EXPECT_KEY); without it, any key. A request with another key
+# gets the API's kind of 401.
+EXPECTED_KEY = os.environ.get("FAKE_EXPECT_KEY")
 
 
 class FakeHandler(BaseHTTPRequestHandler):
@@ -17,8 +22,24 @@ class FakeHandler(BaseHTTPRequestHandler):
         pass
 
     def log(self, entry):
+        entry = dict(entry, key=self.key_seen())
         with open(self.log_path, "a") as f:
             f.write(json.dumps(entry) + "\n")
+
+    def key_seen(self):
+        """The API key the request carries, in whichever header its API takes it."""
+        bearer = self.headers.get("authorization", "")
+        bearer = bearer[len("Bearer "):] if bearer.startswith("Bearer ") else None
+        return self.headers.get("x-api-key") or self.headers.get("x-goog-api-key") or bearer
+
+    def refused_key(self):
+        """Answer 401 when a key is expected and this is not it; whether it did."""
+        if EXPECTED_KEY is None or self.key_seen() == EXPECTED_KEY:
+            return False
+        self.log({"method": self.command, "path": self.path.split("?")[0], "kind": "refused"})
+        error = {"type": "authentication_error", "message": "invalid x-api-key"}
+        self.send_json(401, {"type": "error", "error": error})
+        return True
 
     def body(self):
         length = int(self.headers.get("content-length", "0"))

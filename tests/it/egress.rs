@@ -64,7 +64,8 @@ fn proxy(rules: &[&str], limits: Limits) -> Running {
     let report = Arc::new(move |c: Connection| {
         let _ = tell.send(c);
     });
-    let proxy = Proxy::start(listener, allow, owner, report, limits).expect("start the proxy");
+    let proxy =
+        Proxy::start(listener, allow, owner, report, limits, None).expect("start the proxy");
     Running { socket, reports, _proxy: proxy }
 }
 

@@ -21,6 +21,7 @@ fn spec_for(argv: &[&str]) -> SpawnSpec {
         lock: PaneLock::None,
         strip_loader_env: false,
         secrets: vec![],
+        masked: vec![],
         notice: None,
         activity: None,
         cgroup: None,
@@ -55,6 +56,7 @@ fn spawn(argv: &[&str]) -> PaneSession {
         lock: PaneLock::None,
         strip_loader_env: false,
         secrets: vec![],
+        masked: vec![],
         notice: None,
         activity: None,
         cgroup: None,
@@ -179,6 +181,7 @@ fn a_missing_program_is_an_error_not_a_panic() {
         lock: PaneLock::None,
         strip_loader_env: false,
         secrets: vec![],
+        masked: vec![],
         notice: None,
         activity: None,
         cgroup: None,
@@ -260,6 +263,7 @@ fn secrets_reach_the_environment_and_never_the_screen() {
             ("API_KEY".into(), value("sk-live-99")),
             ("DB_PASS".into(), value("hunter2")),
         ],
+        masked: vec![value("sk-live-99"), value("hunter2")],
         notice: Some("paddock: secret \"x\" withheld: pinned to y".into()),
         ..spec_for(&["/bin/sh", "-c", script])
     };

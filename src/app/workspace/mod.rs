@@ -149,6 +149,9 @@ pub struct Workspace {
     endpoints_opened: u64,
     /// The configuration's hosts table for panes' proxies.
     proxy_hosts: BTreeMap<String, IpAddr>,
+    /// The secret broker, once a pane has had a brokered secret.
+    #[cfg(unix)]
+    broker: Option<crate::app::broker::InstanceBroker>,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -184,6 +187,8 @@ impl Workspace {
             sampler,
             endpoints_opened: 0,
             proxy_hosts: BTreeMap::new(),
+            #[cfg(unix)]
+            broker: None,
         }
     }
 

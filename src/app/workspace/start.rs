@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use super::{not_started, Launch, Pane, Refusal, Workspace};
 #[cfg(unix)]
+use crate::app::broker::InstanceBroker;
+#[cfg(unix)]
 use crate::app::egress::{PaneEgress, PORT as PROXY_PORT};
 use crate::app::git_watch::GitWatch;
 use crate::app::pane_endpoint::Endpoint;
@@ -18,6 +20,7 @@ use crate::pty::{CgroupJoin, Locked, PaneLock, PaneSession, PtyError, SpawnSpec}
 use crate::pulse::Activity;
 use crate::sandbox::{EgressRoute, Enforcement, Policy};
 use crate::term::TermSize;
+use crate::vault::release::Brokered;
 
 impl Workspace {
     /// Start `launch` in `pane` at `size`. A lock that cannot be enforced leaves the pane
@@ -57,6 +60,8 @@ impl Workspace {
         let Granted {
             env: secret_env,
             names: secret_names,
+            masked,
+            brokered,
             notice,
             records,
             pinned_sha256,
@@ -104,7 +109,13 @@ impl Workspace {
             env[0].1 = path.display().to_string();
         }
         let network = lock.as_ref().map(|(lock, _)| &lock.network);
-        let (egress, route) = self.egress_for(pane, network, thread, &mut env)?;
+        let activity = self.sampler.as_ref().map(|s| Arc::new(Activity::new(s.epoch())));
+        // Brokered secrets: the pane's proxy puts their values in; its programs trust the
+        // broker's authority.
+        let program = launch.command.first().cloned();
+        let (broker, bundle) =
+            self.broker_for(pane, brokered, network, thread, activity.clone(), program, &mut env)?;
+        let (egress, route) = self.egress_for(pane, network, thread, &mut env, broker)?;
         #[cfg(not(unix))]
         let () = egress;
         let spec = SpawnSpec {
@@ -121,6 +132,7 @@ impl Workspace {
                         lock,
                         endpoint_path.as_deref(),
                         route,
+                        bundle,
                         home_thread.as_deref().map(|name| (name, path_var.as_deref())),
                     )?,
                     launcher: self.options.launcher.clone(),
@@ -130,8 +142,9 @@ impl Workspace {
                 _ => PaneLock::None,
             },
             secrets: secret_env,
+            masked,
             notice,
-            activity: self.sampler.as_ref().map(|s| Arc::new(Activity::new(s.epoch()))),
+            activity,
             cgroup: self.pane_cgroup(pane, thread),
         };
         let Launch { command, cwd, thread, inherited } = launch;
@@ -246,6 +259,7 @@ impl Workspace {
         lock: &LockPolicy,
         endpoint: Option<&Path>,
         egress: Option<EgressRoute>,
+        bundle: Option<PathBuf>,
         home: Option<(&str, Option<&std::ffi::OsStr>)>,
     ) -> Result<Policy, Refusal> {
         let mut policy = Policy {
@@ -256,10 +270,78 @@ impl Workspace {
         policy.unix_sockets.extend(endpoint.map(Path::to_owned));
         policy.own_endpoint = endpoint.map(Path::to_owned);
         policy.egress = egress;
+        policy.read.extend(bundle);
         match home {
             Some((thread, path_var)) => crate::app::lock::with_home(policy, thread, path_var)
                 .map_err(|why| Refusal(ErrorCode::Failed, why)),
             None => Ok(policy),
+        }
+    }
+
+    /// With brokered secrets: the pane's broker (the instance's started on first need), the
+    /// variables that point its programs at the broker's bundle (added to `env`), and the
+    /// bundle, which its lock shows. Refused without a network allow-list: the broker is the
+    /// allow-list's proxy, and any other network would let a program go around it.
+    #[cfg(unix)]
+    #[allow(clippy::too_many_arguments)]
+    fn broker_for(
+        &mut self,
+        pane: PaneId,
+        brokered: Vec<Brokered>,
+        network: Option<&Network>,
+        thread: Option<&ThreadSpec>,
+        activity: Option<Arc<Activity>>,
+        program: Option<String>,
+        env: &mut Vec<(String, String)>,
+    ) -> Result<(Option<Arc<crate::egress::broker::PaneBroker>>, Option<PathBuf>), Refusal> {
+        let Some(first) = brokered.first() else { return Ok((None, None)) };
+        let failed = |why: String| Refusal(ErrorCode::Failed, why);
+        if !matches!(network, Some(Network::Allow(_))) {
+            return Err(failed(format!(
+                "secret \"{}\" is brokered, which needs the pane locked with `network: \
+                 Allow([...])` listing its hosts: the broker is that lock's proxy",
+                first.name
+            )));
+        }
+        if self.broker.is_none() {
+            let folder =
+                dirs::data_dir().map(|dir| dir.join("paddock").join("broker")).ok_or_else(
+                    || failed("paddock has no data folder here (no home folder?)".into()),
+                )?;
+            let state = self.vault.as_ref().map(|v| v.state().to_owned());
+            let state = state.ok_or_else(|| failed("the vault is not open".into()))?;
+            self.broker = Some(InstanceBroker::start(&folder, &state).map_err(failed)?);
+        }
+        let Some(broker) = self.broker.as_ref() else { return Ok((None, None)) };
+        env.extend(broker.env());
+        let thread = thread.map(|t| t.name.clone());
+        let pane_broker = broker.for_pane(brokered, activity, pane.0, thread, program);
+        Ok((Some(pane_broker), Some(broker.bundle().to_owned())))
+    }
+
+    /// Brokered secrets need a network allow-list, which this platform does not enforce yet.
+    #[cfg(not(unix))]
+    #[allow(clippy::too_many_arguments)]
+    fn broker_for(
+        &mut self,
+        _pane: PaneId,
+        brokered: Vec<Brokered>,
+        _network: Option<&Network>,
+        _thread: Option<&ThreadSpec>,
+        _activity: Option<Arc<Activity>>,
+        _program: Option<String>,
+        _env: &mut Vec<(String, String)>,
+    ) -> Result<((), Option<PathBuf>), Refusal> {
+        match brokered.first() {
+            Some(first) => Err(Refusal(
+                ErrorCode::Failed,
+                format!(
+                    "secret \"{}\" is brokered, which needs a network allow-list: not enforced \
+                     on this platform yet",
+                    first.name
+                ),
+            )),
+            None => Ok(((), None)),
         }
     }
 
@@ -272,9 +354,10 @@ impl Workspace {
         network: Option<&Network>,
         thread: Option<&ThreadSpec>,
         env: &mut Vec<(String, String)>,
+        broker: Option<Arc<crate::egress::broker::PaneBroker>>,
     ) -> Result<(Option<PaneEgress>, Option<EgressRoute>), Refusal> {
         let Some(Network::Allow(rules)) = network else { return Ok((None, None)) };
-        let egress = self.open_egress(pane, rules, thread)?;
+        let egress = self.open_egress(pane, rules, thread, broker)?;
         env.extend(crate::app::egress::proxy_env());
         let route = EgressRoute {
             socket: egress.socket().to_owned(),
@@ -292,6 +375,7 @@ impl Workspace {
         network: Option<&Network>,
         _thread: Option<&ThreadSpec>,
         _env: &mut Vec<(String, String)>,
+        _broker: (),
     ) -> Result<((), Option<EgressRoute>), Refusal> {
         if let Some(Network::Allow(_)) = network {
             let why = "a network allow-list is not enforced on this platform yet";
@@ -308,6 +392,7 @@ impl Workspace {
         pane: PaneId,
         rules: &[crate::egress::Rule],
         thread: Option<&ThreadSpec>,
+        broker: Option<Arc<crate::egress::broker::PaneBroker>>,
     ) -> Result<PaneEgress, Refusal> {
         let failed = |why: String| Refusal(ErrorCode::Failed, why);
         let not_here =
@@ -320,7 +405,7 @@ impl Workspace {
             .ok_or_else(not_here)?;
         let owner = (pane, thread.map(|t| t.name.clone()));
         let state = crate::vault::state_folder();
-        PaneEgress::start(bound, rules, &self.proxy_hosts, owner, state)
+        PaneEgress::start(bound, rules, &self.proxy_hosts, owner, state, broker)
             .map_err(|e| failed(format!("cannot start the pane's network proxy: {e}")))
     }
 }

@@ -296,6 +296,13 @@ pub struct InstanceInfo {
     pub cgroups: String,
 }
 
+/// A brokered secret of a pane: `active`, `suspended` or `revoked`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokeredInfo {
+    pub name: String,
+    pub state: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PaneInfo {
     pub id: u32,
@@ -325,6 +332,9 @@ pub struct PaneInfo {
     /// The names of the secrets its program was given (never values).
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// Those of them the pane's broker puts in, and whether it may now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub brokered: Vec<BrokeredInfo>,
     /// What its program is doing now (absent for a pane that runs nothing).
     #[serde(default)]
     pub pulse: Option<PulseInfo>,

@@ -92,10 +92,15 @@ pub(super) struct FakeApi {
 }
 
 impl FakeApi {
-    /// tests/data/`script`, with the test CA's certificate, its key, the log and `more`.
-    fn start(script: &str, tls: &Path, log: &Path, more: &[&Path]) -> FakeApi {
+    /// tests/data/`script`, with the test CA's certificate, its key, the log and `more`; it
+    /// takes only `key` as its API key when one is given.
+    fn start(script: &str, tls: &Path, log: &Path, more: &[&Path], key: Option<&str>) -> FakeApi {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(script);
-        let mut child = Command::new("python3")
+        let mut command = Command::new("python3");
+        if let Some(key) = key {
+            command.env("FAKE_EXPECT_KEY", key);
+        }
+        let mut child = command
             .arg(script)
             .args([tls.join("server.pem"), tls.join("server.key"), log.to_owned()])
             .args(more)
@@ -130,6 +135,15 @@ pub(super) struct Stage {
 impl Stage {
     /// tests/data/`script` as the fake, given what `args` makes of the lock folder.
     pub fn new(script: &str, args: impl Fn(&Path) -> Vec<PathBuf>) -> Stage {
+        Stage::with_key(script, None, args)
+    }
+
+    /// `new`, the fake taking only `key` as its API key.
+    pub fn with_key(
+        script: &str,
+        key: Option<&str>,
+        args: impl Fn(&Path) -> Vec<PathBuf>,
+    ) -> Stage {
         let runtime = Runtime::new();
         let (tls, work) = (runtime.dir.join("tls"), runtime.dir.join("work"));
         std::fs::create_dir_all(&work).expect("work");
@@ -138,7 +152,7 @@ impl Stage {
         let log = runtime.dir.join("fake.log");
         let more = args(&work);
         let more: Vec<&Path> = more.iter().map(PathBuf::as_path).collect();
-        let fake = FakeApi::start(script, &tls, &log, &more);
+        let fake = FakeApi::start(script, &tls, &log, &more, key);
         Stage { runtime, work, tls, log, fake }
     }
 

@@ -3,6 +3,7 @@
 
 mod agent;
 mod agent_pulse;
+mod broker;
 mod config;
 mod control;
 mod egress;

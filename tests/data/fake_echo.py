@@ -1,0 +1,44 @@
+"""A local fake API over TLS for the broker's tests: it answers what it was sent.
+
+usage: fake_echo.py CERT KEY LOG
+
+GET or POST /echo answers JSON: the request's method, path, and whether the key it carried is
+FAKE_EXPECT_KEY (never the key: a broker's pane must never see it). GET
+/stream answers five server-sent events a quarter of a second apart, each with the time it was
+sent, so a client can tell they came one by one. A request with a key other than
+FAKE_EXPECT_KEY (when set) gets a 401. Every request is logged (fake_server.py).
+"""
+
+import sys
+import time
+
+from fake_server import EXPECTED_KEY, FakeHandler, serve
+
+CERT, KEY, LOG = sys.argv[1:4]
+
+
+class Handler(FakeHandler):
+    def answer(self):
+        path = self.path.split("?")[0]
+        if self.refused_key():
+            return
+        if path == "/stream":
+            self.log({"method": self.command, "path": path, "kind": "stream"})
+            self.start_events()
+            for n in range(5):
+                self.event("tick", {"n": n, "sent": time.time()})
+                time.sleep(0.25)
+            return
+        self.log({"method": self.command, "path": path, "kind": "echo"})
+        key_ok = self.key_seen() == EXPECTED_KEY
+        self.send_json(200, {"method": self.command, "path": path, "key_ok": key_ok})
+
+    def do_GET(self):
+        self.answer()
+
+    def do_POST(self):
+        self.body()
+        self.answer()
+
+
+serve(Handler, CERT, KEY, LOG)
