@@ -195,14 +195,18 @@ fn serve(mut client: UnixStream, shared: &Shared) -> Option<Connection> {
         allow.clone()
     };
     let broker = shared.broker.as_ref().filter(|b| !b.grants().is_empty());
-    // A placeholder in a plain-HTTP request goes nowhere, whatever the host.
-    if let Some((broker, grant)) = broker.filter(|_| ask.forward.is_some()).and_then(|b| {
-        b.grants().found_in(&head).or_else(|| b.grants().found_in(&rest)).map(|g| (b, g))
+    // A placeholder in a plain-HTTP request, or in what asks the proxy for a tunnel (its
+    // target, its headers: a name looked up is a message too), goes nowhere.
+    if let Some((broker, grant)) = broker.and_then(|b| {
+        let found = b.grants().found_in(&head);
+        let found = found.or_else(|| ask.forward.as_ref().and_then(|_| b.grants().found_in(&rest)));
+        found.map(|g| (b, g))
     }) {
         let name = &broker.grants().get(grant).name;
-        let why = format!("a placeholder of secret \"{name}\" in a plain-HTTP request");
+        let place = if ask.forward.is_some() { Place::PlainHttp } else { Place::ProxyRequest };
+        let why = format!("a placeholder of secret \"{name}\" {place}");
         let _ = client.write_all(&response(403, &format!("paddock: {why}; it was stopped")));
-        broker.attempt(grant, &ask.host, ask.port, Place::PlainHttp);
+        broker.attempt(grant, &ask.host, ask.port, place);
         record.reason = Some(why);
         record.duration = started.elapsed();
         return Some(record);

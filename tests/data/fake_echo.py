@@ -4,7 +4,8 @@ usage: fake_echo.py CERT KEY LOG
 
 GET or POST /echo answers JSON: the request's method, path, and whether the key it carried is
 FAKE_EXPECT_KEY (never the key: a broker's pane must never see it). GET
-/stream answers five server-sent events a quarter of a second apart, each with the time it was
+/reflect sends the key back, in a header and the body (as a careless or hostile host
+might). GET /stream answers five server-sent events a quarter of a second apart, each with the time it was
 sent, so a client can tell they came one by one. A request with a key other than
 FAKE_EXPECT_KEY (when set) gets a 401. Every request is logged (fake_server.py).
 """
@@ -28,6 +29,16 @@ class Handler(FakeHandler):
             for n in range(5):
                 self.event("tick", {"n": n, "sent": time.time()})
                 time.sleep(0.25)
+            return
+        if path == "/reflect":
+            # A host that sends back what it was sent: the key itself, in a header and the body.
+            self.log({"method": self.command, "path": path, "kind": "reflect"})
+            data = ("you sent " + str(self.key_seen()) + "\n").encode()
+            self.send_response(200)
+            self.send_header("x-you-sent", str(self.key_seen()))
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
             return
         self.log({"method": self.command, "path": path, "kind": "echo"})
         key_ok = self.key_seen() == EXPECTED_KEY

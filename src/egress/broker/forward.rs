@@ -8,7 +8,7 @@ use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime};
@@ -16,14 +16,14 @@ use std::time::{Duration, Instant, SystemTime};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Frame, Incoming};
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, HOST};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
 use hyper::{Request, Response, StatusCode, Uri, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, RootCertStore};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::scan::Scanner;
+use super::scan::{Replacer, Scanner};
 use super::{
     replaced, Attempt, Authority, AuthorityError, Grants, Place, SecretState, Use, Watcher,
 };
@@ -35,6 +35,8 @@ type ProxyBody = BoxBody<Bytes, BoxError>;
 const HANDSHAKE_TIME: Duration = Duration::from_secs(30);
 /// Connections to a host kept for reuse, per tunnel (HTTP/1.1 asks one at a time).
 const IDLE_UPSTREAMS: usize = 8;
+/// HTTP/1.1 connections to a host open at once, per tunnel.
+const LIVE_UPSTREAMS: usize = 16;
 
 /// The broker of one paddock instance: its authority, and the roots it checks real hosts
 /// against.
@@ -310,13 +312,133 @@ impl PaneBroker {
                     parts.headers.remove(name);
                 }
                 parts.version = Version::HTTP_11;
-                Response::from_parts(parts, body.map_err(BoxError::from).boxed())
+                // A value coming back (a host that echoes what it was sent) goes on as its
+                // placeholder: the pane never holds it, whatever the host says.
+                let pairs = self.grants.pairs();
+                let mut echoed = false;
+                for value in parts.headers.values_mut() {
+                    let mut replacer = Replacer::default();
+                    let (mut bytes, replaced) = replacer.feed(&pairs, value.as_bytes());
+                    if replaced {
+                        if !echoed {
+                            self.echoed(value.as_bytes(), host, port);
+                        }
+                        echoed = true;
+                        bytes.extend(replacer.finish());
+                        *value =
+                            HeaderValue::from_bytes(&bytes).unwrap_or(HeaderValue::from_static(""));
+                    }
+                }
+                let resized = self.grants.lengths_differ();
+                if resized {
+                    parts.headers.remove(CONTENT_LENGTH);
+                }
+                let body = Returned {
+                    inner: body,
+                    replacer: Replacer::default(),
+                    broker: self.clone(),
+                    host: host.to_owned(),
+                    port,
+                    resized,
+                    trailers: None,
+                    ended: false,
+                };
+                Response::from_parts(parts, BoxBody::new(body))
             }
             Err(_) if blocked.load(Ordering::Acquire) => text_response(
                 StatusCode::FORBIDDEN,
                 "paddock: the request body held a brokered secret's placeholder; it was stopped",
             ),
             Err(why) => text_response(StatusCode::BAD_GATEWAY, &format!("paddock: {why}")),
+        }
+    }
+}
+
+impl PaneBroker {
+    /// Tell the watcher that a host sent a secret's value back in `text` (its first secret
+    /// when the value was cut across pieces).
+    fn echoed(&self, text: &[u8], host: &str, port: u16) {
+        let found =
+            self.grants.iter().position(|g| memchr::memmem::find(text, g.value.bytes()).is_some());
+        self.attempt(found.unwrap_or(0), host, port, Place::Response);
+    }
+}
+
+/// A response body on its way back to the pane, with every secret value in it replaced by
+/// its placeholder.
+struct Returned {
+    inner: Incoming,
+    replacer: Replacer,
+    broker: Arc<PaneBroker>,
+    host: String,
+    port: u16,
+    /// Whether replacing changes the body's length.
+    resized: bool,
+    /// Trailers that came while some text was held back: sent after it.
+    trailers: Option<Frame<Bytes>>,
+    ended: bool,
+}
+
+impl Body for Returned {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let this = &mut *self;
+        if let Some(trailers) = this.trailers.take() {
+            return Poll::Ready(Some(Ok(trailers)));
+        }
+        loop {
+            if this.ended {
+                return Poll::Ready(None);
+            }
+            let frame = match Pin::new(&mut this.inner).poll_frame(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e.into()))),
+                Poll::Ready(None) => {
+                    this.ended = true;
+                    let held = this.replacer.finish();
+                    if held.is_empty() {
+                        return Poll::Ready(None);
+                    }
+                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from(held)))));
+                }
+                Poll::Ready(Some(Ok(frame))) => frame,
+            };
+            match frame.into_data() {
+                Ok(data) => {
+                    let pairs = this.broker.grants.pairs();
+                    let (out, replaced) = this.replacer.feed(&pairs, &data);
+                    if replaced {
+                        this.broker.echoed(&data, &this.host, this.port);
+                    }
+                    if !out.is_empty() {
+                        return Poll::Ready(Some(Ok(Frame::data(Bytes::from(out)))));
+                    }
+                }
+                Err(trailers) => {
+                    let held = this.replacer.finish();
+                    if held.is_empty() {
+                        return Poll::Ready(Some(Ok(trailers)));
+                    }
+                    this.trailers = Some(trailers);
+                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from(held)))));
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.ended && self.trailers.is_none()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match self.resized {
+            true => hyper::body::SizeHint::default(),
+            false => self.inner.size_hint(),
         }
     }
 }
@@ -414,6 +536,8 @@ struct Upstream {
     h2_wanted: bool,
     h2: Mutex<Option<hyper::client::conn::http2::SendRequest<ProxyBody>>>,
     h1: Mutex<Vec<hyper::client::conn::http1::SendRequest<ProxyBody>>>,
+    /// HTTP/1.1 connections open now.
+    live: Arc<AtomicUsize>,
 }
 
 enum Sender {
@@ -435,6 +559,7 @@ impl Upstream {
             h2_wanted,
             h2: Mutex::new(None),
             h1: Mutex::new(Vec::new()),
+            live: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -489,6 +614,24 @@ impl Upstream {
     /// A new TLS connection to the host (the proxy's first one, if unused), checked against
     /// paddock's roots, speaking what the host chose of what the program chose.
     async fn connect(&self) -> Result<Sender, String> {
+        // HTTP/2 from the program to an HTTP/1.1 host takes a connection per request at once:
+        // a bound, so that one tunnel cannot open hundreds.
+        if self.live.fetch_add(1, Ordering::AcqRel) >= LIVE_UPSTREAMS {
+            self.live.fetch_sub(1, Ordering::AcqRel);
+            return Err(format!(
+                "more than {LIVE_UPSTREAMS} requests at once to {} from one connection",
+                self.target.host
+            ));
+        }
+        let connected = self.connect_counted().await;
+        if connected.as_ref().is_ok_and(|s| matches!(s, Sender::H2(_))) || connected.is_err() {
+            // Only HTTP/1.1 connections are counted while they live.
+            self.live.fetch_sub(1, Ordering::AcqRel);
+        }
+        connected
+    }
+
+    async fn connect_counted(&self) -> Result<Sender, String> {
         let first = self.first.lock().unwrap_or_else(PoisonError::into_inner).take();
         let tcp = match first {
             Some(stream) => {
@@ -500,7 +643,8 @@ impl Upstream {
         let _ = tcp.set_nodelay(true);
         let config = if self.h2_wanted { &self.broker.client_h2 } else { &self.broker.client_h1 };
         let host = self.target.host.trim_start_matches('[').trim_end_matches(']');
-        let name = ServerName::try_from(host.to_owned()).map_err(|e| e.to_string())?;
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let name = ServerName::try_from(host).map_err(|e| e.to_string())?;
         let connect = tokio_rustls::TlsConnector::from(config.clone()).connect(name, tcp);
         let tls = match tokio::time::timeout(HANDSHAKE_TIME, connect).await {
             Ok(Ok(tls)) => tls,
@@ -522,7 +666,11 @@ impl Upstream {
         }
         let (sender, connection) =
             hyper::client::conn::http1::handshake(io).await.map_err(|e| describe(&e))?;
-        tokio::spawn(connection);
+        let live = self.live.clone();
+        tokio::spawn(async move {
+            let _ = connection.await;
+            live.fetch_sub(1, Ordering::AcqRel);
+        });
         Ok(Sender::H1(sender))
     }
 

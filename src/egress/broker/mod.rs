@@ -100,6 +100,8 @@ pub enum Place {
     PlainHttp,
     /// Clear text in a tunnel the broker does not open.
     Tunnel,
+    /// In what asked the proxy for a tunnel (its target or headers).
+    ProxyRequest,
     /// The URL of a request to a broker host.
     Url,
     /// A header the secret is not brokered in.
@@ -108,6 +110,9 @@ pub enum Place {
     Body,
     /// A request to a host this secret is not brokered to (another secret's host).
     OtherHost,
+    /// The value itself, in a response from a host it is brokered to: it went on with the
+    /// placeholder in its place.
+    Response,
 }
 
 impl fmt::Display for Place {
@@ -115,10 +120,14 @@ impl fmt::Display for Place {
         match self {
             Place::PlainHttp => f.write_str("in a plain-HTTP request"),
             Place::Tunnel => f.write_str("as clear text in a tunnel"),
+            Place::ProxyRequest => f.write_str("in a request for a tunnel"),
             Place::Url => f.write_str("in a request's URL"),
             Place::Header(name) => write!(f, "in the header {name}, which it is not brokered in"),
             Place::Body => f.write_str("in a request body"),
             Place::OtherHost => f.write_str("to a host it is not brokered to"),
+            Place::Response => f.write_str(
+                "back: its value came in a response, and was replaced by the placeholder",
+            ),
         }
     }
 }
@@ -182,6 +191,17 @@ impl Grants {
     pub fn intercepts(&self, host: &str, port: u16) -> bool {
         let name = host.trim_end_matches('.').to_ascii_lowercase();
         self.list.iter().any(|g| g.brokered_to(&name, port))
+    }
+
+    /// Each value and its placeholder, for a `Replacer`.
+    pub fn pairs(&self) -> Vec<scan::Pair<'_>> {
+        self.list.iter().map(|g| (g.value.bytes(), g.placeholder.as_bytes())).collect()
+    }
+
+    /// Whether some value's placeholder is not as long as the value (a response whose values
+    /// are replaced then changes length).
+    pub fn lengths_differ(&self) -> bool {
+        self.list.iter().any(|g| g.value.bytes().len() != g.placeholder.len())
     }
 
     /// A search for this pane's placeholders in a stream.

@@ -53,6 +53,48 @@ impl Scanner {
     }
 }
 
+/// A stream coming back to the pane with each secret value in it replaced (by its
+/// placeholder): a value split across two pieces is caught too, by holding back the end of a
+/// piece that could be the start of a value until the next piece (or the end) says. The
+/// values are handed in with each piece, never kept here.
+#[derive(Default)]
+pub struct Replacer {
+    held: Vec<u8>,
+}
+
+/// A value, and what replaces it.
+pub type Pair<'a> = (&'a [u8], &'a [u8]);
+
+impl Replacer {
+    /// What of the stream can go on now that `piece` came, `pairs`' values replaced; whether
+    /// any was.
+    pub fn feed(&mut self, pairs: &[Pair<'_>], piece: &[u8]) -> (Vec<u8>, bool) {
+        let mut text = std::mem::take(&mut self.held);
+        text.extend_from_slice(piece);
+        let mut replaced = false;
+        for (value, with) in pairs {
+            if !value.is_empty() && memchr::memmem::find(&text, value).is_some() {
+                text = super::replaced(&text, value, with);
+                replaced = true;
+            }
+        }
+        // The longest end of `text` that begins some value: kept for the next piece.
+        let longest = pairs.iter().map(|(v, _)| v.len()).max().unwrap_or(1).max(1);
+        let from = text.len().saturating_sub(longest - 1);
+        let hold = (from..text.len())
+            .find(|at| pairs.iter().any(|(value, _)| value.starts_with(&text[*at..])));
+        if let Some(at) = hold {
+            self.held = text.split_off(at);
+        }
+        (text, replaced)
+    }
+
+    /// What was held back, at the stream's end.
+    pub fn finish(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.held)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,6 +119,30 @@ mod tests {
         // Byte by byte, too.
         let mut scan = scanner(&["sk-pl-AAAABBBBCCCC"]);
         assert_eq!(text.iter().find_map(|b| scan.feed(std::slice::from_ref(b))), Some(0));
+    }
+
+    #[test]
+    fn a_value_coming_back_is_replaced_however_it_is_cut() {
+        let pairs: [Pair<'_>; 1] = [(b"sk-REAL-value-1234", b"sk-PLAC-holder-zzzz")];
+        let text = b"data: {\"echo\": \"sk-REAL-value-1234\"}\n\ndata: sk-REAL-val";
+        for cut in 0..text.len() {
+            let mut replacer = Replacer::default();
+            let (mut out, mut replaced) = replacer.feed(&pairs, &text[..cut]);
+            let (rest, more) = replacer.feed(&pairs, &text[cut..]);
+            out.extend(rest);
+            out.extend(replacer.finish());
+            replaced |= more;
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                "data: {\"echo\": \"sk-PLAC-holder-zzzz\"}\n\ndata: sk-REAL-val",
+                "cut at {cut}"
+            );
+            assert!(replaced);
+        }
+        // A piece that ends in no value's beginning goes on whole, at once.
+        let mut replacer = Replacer::default();
+        let piece = b"event: tick\n\n";
+        assert_eq!(replacer.feed(&pairs, piece), (piece.to_vec(), false));
     }
 
     #[test]

@@ -160,7 +160,7 @@ fn brokered_instance(stage: &Stage, script: &str, read: &[&Path], plain_port: u1
         &format!(
             r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1", "plain.fake.test": "127.0.0.1"}},
                 threads: [(name: "agent", command: ["sh", "-c", {script:?}],
-                    env: {{"U": "https://api.fake.test:{port}"}},
+                    env: {{"U": "https://api.fake.test:{port}", "W": {work:?}}},
                     lock: (write: [{work:?}], read: [{read}],
                            network: Allow(["api.fake.test:{port}", "plain.fake.test:{plain_port}"])),
                     secrets: [(name: "echo-key", env: "ECHO_KEY",
@@ -213,6 +213,8 @@ curl -sS -o /dev/null -w "PLAIN %{{http_code}}\n" "http://plain.fake.test:{plain
 curl -sS -o /dev/null -w "HEADER %{{http_code}}\n" -H "x-forward: $ECHO_KEY" "$U/echo"
 curl -sS -o /dev/null -w "BODY %{{http_code}}\n" -H "x-api-key: $ECHO_KEY" -d "k=$ECHO_KEY" "$U/echo"
 curl -sS -o /dev/null -w "PLAIN-CLEAN %{{http_code}}\n" "http://plain.fake.test:{plain_port}/fine"
+curl -s -o /dev/null -w "TUNNEL %{{http_connect}}\n" --proxy-header "x-k: $ECHO_KEY" "https://plain.fake.test:{plain_port}/"
+curl -sS -D "$W/reflected.txt" -H "x-api-key: $ECHO_KEY" "$U/reflect" >> "$W/reflected.txt"; echo "REFLECT $?"
 echo ALL-DONE; exec sleep 600"#,
         node = node.display()
     );
@@ -227,6 +229,8 @@ echo ALL-DONE; exec sleep 600"#,
         "HEADER 403",
         "BODY 403",
         "PLAIN-CLEAN 200",
+        "TUNNEL 403",
+        "REFLECT 0",
     ] {
         assert!(screen.contains(said), "{said}:\n{screen}");
     }
@@ -247,6 +251,12 @@ echo ALL-DONE; exec sleep 600"#,
     let requests = fake_requests(&stage);
     assert!(requests.iter().filter(|(kind, _)| kind == "echo").count() >= 3, "{requests:?}");
     assert!(requests.iter().all(|(_, k)| k.as_deref() == Some(key.as_str())), "{requests:?}");
+    // A host that sends the key back: the pane gets the placeholder in its place, in the
+    // header and the body.
+    let reflected = std::fs::read_to_string(stage.work.join("reflected.txt")).expect("reflected");
+    assert!(!reflected.contains(&key), "{reflected}");
+    assert!(reflected.contains(&format!("x-you-sent: {held}")), "{reflected}");
+    assert!(reflected.contains(&format!("you sent {held}\n")), "{reflected}");
     // The plain server never saw the placeholder (the request with it was stopped).
     let plain = String::from_utf8_lossy(&plain_seen.lock().expect("lock")).into_owned();
     assert!(plain.contains("GET /fine") && !plain.contains(held), "{plain}");
@@ -269,7 +279,13 @@ echo ALL-DONE; exec sleep 600"#,
         uses.contains(&format!("used in GET api.fake.test:{}/stream → 200", stage.fake.port)),
         "{uses}"
     );
-    for place in ["in a plain-HTTP request", "in the header x-forward", "in a request body"] {
+    for place in [
+        "in a plain-HTTP request",
+        "in the header x-forward",
+        "in a request body",
+        "in a request for a tunnel",
+        "its value came in a response",
+    ] {
         assert!(uses.contains(place), "{place}: {uses}");
     }
     assert!(!uses.contains(&key), "{uses}");
@@ -452,4 +468,95 @@ fn claude_code_works_with_a_brokered_key_it_never_holds_and_survives_its_revocat
     std::thread::sleep(std::time::Duration::from_secs(2));
     assert_eq!(instance.pane(1)["status"], "running", "{}", instance.capture("1"));
     assert!(super::alive(i64::from(pid)), "the agent ended");
+}
+
+/// `program` (an npm package's) run once with `command` in a locked thread, with its API key
+/// `key` brokered as `variable` in `headers` and `env` besides: it must say `answer` and end
+/// well; the fake must have had the real key on every request, and the pane only ever the
+/// placeholder.
+fn brokered_one_shot(
+    stage: &Stage,
+    (program, command): (&Path, &str),
+    env: &[(&str, String)],
+    (key, variable, headers): (&str, &str, &[&str]),
+    answer: &str,
+) {
+    set_secret(&stage.runtime, "api-key", key);
+    let port = stage.fake.port;
+    let env: Vec<String> = env.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect();
+    let headers: Vec<String> = headers.iter().map(|h| format!("{h:?}")).collect();
+    let command = format!("{command}; echo AGENT EXIT $?; exec sleep 600");
+    write_config(
+        &stage.runtime,
+        &format!(
+            r#"(proxy_hosts: {{"api.fake.test": "127.0.0.1"}},
+                threads: [(name: "agent", command: ["sh", "-c", {command:?}], env: {{{env}}},
+                    lock: (write: [{work:?}], read: [{package:?}],
+                           network: Allow(["api.fake.test:{port}"])),
+                    secrets: [(name: "api-key", env: {variable:?},
+                               broker: (hosts: ["api.fake.test:{port}"], headers: [{headers}]))])])"#,
+            env = env.join(", "),
+            work = stage.work.display().to_string(),
+            package = packages(program).display().to_string(),
+            headers = headers.join(", "),
+        ),
+    );
+    let ca = stage.tls.join("ca.pem");
+    let instance = stage.runtime.start_with_env(&[], &[("SSL_CERT_FILE", ca.as_os_str())]);
+    let screen = instance.wait_for_text("1", "AGENT EXIT");
+    assert!(screen.contains(answer) && screen.contains("AGENT EXIT 0"), "{screen}");
+    let requests = fake_requests(stage);
+    assert!(!requests.is_empty(), "the fake had no request");
+    assert!(requests.iter().all(|(_, k)| k.as_deref() == Some(key)), "{requests:?}");
+    let pid = instance.pane(1)["pid"].as_u64().expect("pid") as u32;
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("environ");
+    let environ = String::from_utf8_lossy(&environ).into_owned();
+    let held = environ
+        .split('\0')
+        .find_map(|v| v.strip_prefix(&format!("{variable}=")))
+        .expect("the placeholder");
+    assert!(held != key && held.len() == key.len(), "{held}");
+    let uses = vault(&stage.runtime, &["log", "--uses", "api-key"]);
+    assert!(uses.contains("used in POST api.fake.test"), "{uses}");
+}
+
+#[test]
+fn codex_works_with_a_brokered_key() {
+    let test = "headless::broker::codex_works_with_a_brokered_key";
+    if crate::vault::rerun_inside(crate::vault::KEYUTILS, test) {
+        return;
+    }
+    let Some(codex) = agent(test, "PADDOCK_TEST_CODEX", "@openai/codex/bin/codex.js") else {
+        return;
+    };
+    let key = format!("sk-proj-{}", &test_key()[13..]);
+    let stage = Stage::with_key("fake_openai.py", Some(&key), |_| Vec::new());
+    // Codex's settings, without the test's key or CA: the broker gives both.
+    let env: Vec<(&str, String)> =
+        stage.codex_set_up("agent").into_iter().filter(|(k, _)| k.starts_with("CODEX")).collect();
+    let command = format!("{} exec --skip-git-repo-check 'say hello'", codex.display());
+    let key_for = (key.as_str(), "FAKE_API_KEY", &["authorization"][..]);
+    brokered_one_shot(&stage, (&codex, &command), &env, key_for, "Hello from the fake OpenAI");
+}
+
+#[test]
+fn gemini_cli_works_with_a_brokered_key() {
+    let test = "headless::broker::gemini_cli_works_with_a_brokered_key";
+    if crate::vault::rerun_inside(crate::vault::KEYUTILS, test) {
+        return;
+    }
+    let Some(gemini) = agent(test, "PADDOCK_TEST_GEMINI", "@google/gemini-cli/bundle/gemini.js")
+    else {
+        return;
+    };
+    let key = format!("AIzaSy{}", &test_key()[13..46]);
+    let stage = Stage::with_key("fake_gemini.py", Some(&key), |_| Vec::new());
+    let env: Vec<(&str, String)> = stage
+        .gemini_set_up("agent")
+        .into_iter()
+        .filter(|(k, _)| *k == "GOOGLE_GEMINI_BASE_URL")
+        .collect();
+    let command = format!("{} --skip-trust -p 'say hello'", gemini.display());
+    let key_for = (key.as_str(), "GEMINI_API_KEY", &["x-goog-api-key"][..]);
+    brokered_one_shot(&stage, (&gemini, &command), &env, key_for, "Hello from the fake Gemini");
 }
