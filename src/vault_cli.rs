@@ -1,5 +1,5 @@
-//! `paddock vault set|ls|rm|check|approve|log`: the vault from the command line. Values come in
-//! through a prompt or stdin only and are never printed.
+//! `paddock vault set|ls|rm|check|approve|log|revoke|suspend|resume`: the vault from the
+//! command line. Values come in through a prompt or stdin only and are never printed.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Read, Write};

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::input::{Action, Key, Modifiers};
+use crate::vault::BrokerSpec;
 
 /// A home folder with the folders the example names (`~/src/app`, `~/src/shared`).
 struct Home(PathBuf);
@@ -97,12 +98,23 @@ fn the_example_parses_into_exactly_the_documented_values() {
                     allow_broad_write: false,
                 }),
                 unlocked: false,
-                secrets: vec![SecretRef {
-                    name: "anthropic-key".into(),
-                    env: "ANTHROPIC_API_KEY".into(),
-                    pin: Some("claude".into()),
-                    broker: None,
-                }],
+                secrets: vec![
+                    SecretRef {
+                        name: "anthropic-key".into(),
+                        env: "ANTHROPIC_API_KEY".into(),
+                        pin: Some("claude".into()),
+                        broker: None,
+                    },
+                    SecretRef {
+                        name: "gh-token".into(),
+                        env: "GH_TOKEN".into(),
+                        pin: None,
+                        broker: Some(BrokerSpec {
+                            hosts: vec![("api.github.com".into(), 443)],
+                            headers: vec!["authorization".into()],
+                        }),
+                    },
+                ],
                 pulse: PulseSettings {
                     busy_cpu: 10.0,
                     quiet_after: 20,

@@ -13,6 +13,8 @@
 mod authority;
 mod forward;
 pub mod scan;
+mod streams;
+mod upstream;
 
 use std::fmt;
 use std::sync::Arc;
