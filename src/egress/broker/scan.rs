@@ -89,6 +89,19 @@ impl Replacer {
         (text, replaced)
     }
 
+    /// Whether `piece` can go on as it is: nothing is held back, no value is in it, and its
+    /// end begins none (the common case, with no copy).
+    pub fn passes(&self, pairs: &[Pair<'_>], piece: &[u8]) -> bool {
+        if !self.held.is_empty() {
+            return false;
+        }
+        pairs.iter().filter(|(value, _)| !value.is_empty()).all(|(value, _)| {
+            let tail = &piece[piece.len().saturating_sub(value.len() - 1)..];
+            memchr::memmem::find(piece, value).is_none()
+                && memchr::memchr_iter(value[0], tail).all(|at| !value.starts_with(&tail[at..]))
+        })
+    }
+
     /// What was held back, at the stream's end.
     pub fn finish(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.held)
@@ -142,7 +155,24 @@ mod tests {
         // A piece that ends in no value's beginning goes on whole, at once.
         let mut replacer = Replacer::default();
         let piece = b"event: tick\n\n";
+        assert!(replacer.passes(&pairs, piece));
         assert_eq!(replacer.feed(&pairs, piece), (piece.to_vec(), false));
+        for (piece, passes) in [
+            (&b"ends in sk-REA"[..], false),
+            (b"holds sk-REAL-value-1234 whole", false),
+            (b"ends in sk-", false),
+            (b"ends in sk-X", true),
+            (b"", true),
+        ] {
+            assert_eq!(
+                replacer.passes(&pairs, piece),
+                passes,
+                "{:?}",
+                String::from_utf8_lossy(piece)
+            );
+        }
+        replacer.feed(&pairs, b"sk-RE");
+        assert!(!replacer.passes(&pairs, b"anything"), "text is held back");
     }
 
     #[test]

@@ -108,6 +108,9 @@ impl Body for Returned {
             match frame.into_data() {
                 Ok(data) => {
                     let pairs = this.broker.grants().pairs();
+                    if this.replacer.passes(&pairs, &data) {
+                        return Poll::Ready(Some(Ok(Frame::data(data))));
+                    }
                     let (out, replaced) = this.replacer.feed(&pairs, &data);
                     if replaced {
                         this.broker.echoed(&data, &this.host, this.port);
