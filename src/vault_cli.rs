@@ -368,7 +368,8 @@ fn log(json: bool, uses: Option<&str>) -> Result<()> {
     let wanted = |line: &Result<Record, String>| match (uses, line) {
         (None, _) => true,
         (Some(name), Ok(r)) => {
-            r.secret == name && matches!(r.event, Event::Used | Event::Held | Event::Blocked)
+            r.secret == name
+                && matches!(r.event, Event::Used | Event::Held | Event::Blocked | Event::Returned)
         }
         (Some(_), Err(_)) => false,
     };
@@ -409,6 +410,7 @@ fn describe_request(r: &Record) -> String {
     match r.event {
         Event::Used => format!("used in {line}"),
         Event::Held => format!("not used ({}): {line}", r.reason.as_deref().unwrap_or("")),
+        Event::Returned => format!("came back from {target}; the pane got the placeholder"),
         _ => format!("stopped: its placeholder {} to {target}", r.reason.as_deref().unwrap_or("")),
     }
 }
@@ -431,7 +433,7 @@ fn describe(r: &Record) -> String {
         Event::GitPlanted => {
             format!("left git something to run: {}", r.reason.as_deref().unwrap_or(""))
         }
-        Event::Used | Event::Held | Event::Blocked => describe_request(r),
+        Event::Used | Event::Held | Event::Blocked | Event::Returned => describe_request(r),
     };
     format!("{}  {}  pane {}{thread}  {what}", r.time, r.secret, r.pane)
 }

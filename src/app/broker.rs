@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::egress::broker::{
-    Attempt, Broker, BrokerHost, Grant, Grants, PaneBroker, SecretState, SecretValue, Use, Watcher,
+    Attempt, Broker, BrokerHost, Grant, Grants, PaneBroker, Place, SecretState, SecretValue, Use,
+    Watcher,
 };
 use crate::pulse::Activity;
 use crate::vault::audit::{utc_at, AuditLog, Event, Record, RequestLine};
@@ -177,14 +178,18 @@ impl Watcher for PaneWatcher {
     fn blocked(&self, attempt: Attempt) {
         let host = crate::sandbox::visible(&attempt.host);
         if let Some(activity) = &self.activity {
-            activity.notify(&format!(
-                "tried to send secret \"{}\" {} ({host}:{}); stopped",
-                attempt.secret, attempt.place, attempt.port
-            ));
+            let (secret, place, port) = (&attempt.secret, &attempt.place, attempt.port);
+            activity.notify(&match place {
+                Place::Response => format!("secret \"{secret}\" {place} ({host}:{port})"),
+                _ => format!("tried to send secret \"{secret}\" {place} ({host}:{port}); stopped"),
+            });
         }
         let line = Record {
             time: utc_at(attempt.time),
-            event: Event::Blocked,
+            event: match attempt.place {
+                Place::Response => Event::Returned,
+                _ => Event::Blocked,
+            },
             secret: attempt.secret,
             thread: attempt.thread,
             pane: attempt.pane,

@@ -34,6 +34,8 @@ pub enum Event {
     /// A brokered secret's placeholder was seen where its value may not go, and the request
     /// was stopped: `reason` says where.
     Blocked,
+    /// A host sent a brokered secret's value back; the pane got the placeholder in its place.
+    Returned,
 }
 
 /// The request a brokered secret was used in (never its query, never a header).

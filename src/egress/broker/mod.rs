@@ -127,9 +127,7 @@ impl fmt::Display for Place {
             Place::Header(name) => write!(f, "in the header {name}, which it is not brokered in"),
             Place::Body => f.write_str("in a request body"),
             Place::OtherHost => f.write_str("to a host it is not brokered to"),
-            Place::Response => f.write_str(
-                "back: its value came in a response, and was replaced by the placeholder",
-            ),
+            Place::Response => f.write_str("came back in a response; the pane got the placeholder"),
         }
     }
 }

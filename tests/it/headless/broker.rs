@@ -264,11 +264,11 @@ echo ALL-DONE; exec sleep 600"#,
     let pid = instance.pane(1)["pid"].as_u64().expect("pid") as u32;
     wait_for("the python and node processes", || process_tree(pid).len() >= 3);
     pane_never_held(pid, &key, held);
-    // The pane says it needs its user, and why.
+    // The pane says it needs its user, and why (the last of them: the key that came back).
     let pulse = &instance.pane(1)["pulse"];
     assert_eq!(pulse["state"], "needs_you", "{pulse}");
     let reason = pulse["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("tried to send secret \"echo-key\""), "{pulse}");
+    assert!(reason.contains("secret \"echo-key\" came back in a response"), "{pulse}");
     // The audit log has each use (host, method, path, status) and each attempt.
     let uses = vault(&stage.runtime, &["log", "--uses", "echo-key"]);
     assert!(
@@ -284,7 +284,7 @@ echo ALL-DONE; exec sleep 600"#,
         "in the header x-forward",
         "in a request body",
         "in a request for a tunnel",
-        "its value came in a response",
+        "came back from api.fake.test",
     ] {
         assert!(uses.contains(place), "{place}: {uses}");
     }
