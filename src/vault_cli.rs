@@ -52,6 +52,14 @@ fn standing(name: &str, change: Change) -> Result<()> {
     if !valid_name(name) {
         bail!("{}", VaultError::BadName(name.to_owned()));
     }
+    // A lock shows its programs a state folder of their own: what they write there changes
+    // nothing for the broker, and saying it did would mislead.
+    if inside_a_lock() {
+        bail!(
+            "this runs inside a lock, whose programs cannot change what the broker does: run it \
+             in your own terminal"
+        );
+    }
     let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
     let mut standings = Standings::load_checked(&state)?;
     let now = std::time::SystemTime::now();

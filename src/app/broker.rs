@@ -86,6 +86,7 @@ impl InstanceBroker {
         thread: Option<String>,
         program: Option<String>,
     ) -> Arc<PaneBroker> {
+        let generations = released.iter().map(|b| (b.name.clone(), b.generation)).collect();
         let grants = released
             .into_iter()
             .map(|b| Grant {
@@ -102,6 +103,7 @@ impl InstanceBroker {
             })
             .collect();
         let watcher = PaneWatcher {
+            generations,
             standings: self.standings.clone(),
             audit: AuditLog::new(&self.state),
             activity,
@@ -116,9 +118,9 @@ impl InstanceBroker {
         ))
     }
 
-    /// A secret's standing now, as `paddock ls` says it.
-    pub fn standing(&self, name: &str) -> Standing {
-        self.standings.of(name)
+    /// A pane's value of a secret (of `generation`): its standing now, as `paddock ls` says it.
+    pub fn standing(&self, name: &str, generation: u64) -> Standing {
+        self.standings.of(name, generation)
     }
 }
 
@@ -132,6 +134,8 @@ impl SecretValue for Value {
 
 /// What a pane's broker asks and tells.
 struct PaneWatcher {
+    /// The generation of each value the pane was given.
+    generations: std::collections::HashMap<String, u64>,
     standings: Arc<Watched>,
     audit: AuditLog,
     activity: Option<Arc<Activity>>,
@@ -140,10 +144,12 @@ struct PaneWatcher {
 
 impl Watcher for PaneWatcher {
     fn state(&self, secret: &str) -> SecretState {
-        match self.standings.of(secret) {
+        let Some(generation) = self.generations.get(secret) else { return SecretState::Revoked };
+        match self.standings.of(secret, *generation) {
             Standing::Active => SecretState::Active,
             Standing::Suspended { .. } => SecretState::Suspended,
             Standing::Revoked { .. } => SecretState::Revoked,
+            Standing::Replaced => SecretState::Replaced,
         }
     }
 

@@ -75,8 +75,6 @@ pub struct PaneEgress {
     stats: Arc<Mutex<NetStats>>,
     /// The proxy's socket, removed with it.
     socket: PathBuf,
-    /// The names of the secrets its broker puts in (none without one).
-    brokered: Vec<String>,
 }
 
 impl Drop for PaneEgress {
@@ -131,16 +129,9 @@ impl PaneEgress {
         });
         let (PaneId(pane), thread) = owner;
         let owner = Owner { pane, thread };
-        let brokered = broker.as_ref().map(|b| b.grants().iter().map(|g| g.name.clone()).collect());
         let proxy = Proxy::start(listener, allow, owner, report, Limits::default(), broker)?;
         let forwards = forwards(rules);
-        Ok(PaneEgress {
-            proxy: Some(proxy),
-            forwards,
-            stats,
-            socket,
-            brokered: brokered.unwrap_or_default(),
-        })
+        Ok(PaneEgress { proxy: Some(proxy), forwards, stats, socket })
     }
 
     /// The host's loopback services forwarded into the lock.
@@ -162,11 +153,6 @@ impl PaneEgress {
         self.proxy.as_ref()?.allow(rule);
         stats.last_denied = None;
         Some(refused)
-    }
-
-    /// The names of the secrets the pane's broker puts in.
-    pub fn brokered(&self) -> &[String] {
-        &self.brokered
     }
 
     pub fn stats(&self) -> NetStats {

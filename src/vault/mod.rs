@@ -41,6 +41,11 @@ pub enum VaultError {
     State { path: PathBuf, error: String },
     #[error("paddock has no state folder here (no home folder?)")]
     NoStateFolder,
+    #[error(
+        "\"{0}\" is revoked, and this is the value that was revoked: set a new value (rotate the \
+         key where it was issued first)"
+    )]
+    StillRevoked(String),
 }
 
 /// A secret from the vault, by name, handed to the thread as an environment variable.
@@ -147,12 +152,20 @@ impl Vault {
 
     pub fn set(&self, name: &str, value: &[u8]) -> Result<(), VaultError> {
         check_name(name)?;
-        self.store.set(&self.service, name, value)?;
-        // A new value ends a revocation or suspension of the old one.
-        let mut standings = standing::Standings::load(&self.state);
-        if standings.forget(name) {
-            standings.save(&self.state)?;
+        // A revoked value set again stays revoked: only a new one ends a revocation.
+        let mut standings = standing::Standings::load_checked(&self.state)?;
+        if standings.is_revoked(name) {
+            if let Some(old) = self.store.get(&self.service, name)? {
+                if old.as_slice() == value {
+                    return Err(VaultError::StillRevoked(name.to_owned()));
+                }
+            }
         }
+        self.store.set(&self.service, name, value)?;
+        // A new value ends a revocation or suspension of the old one, and panes that hold the
+        // old one stop using it.
+        standings.new_value(name);
+        standings.save(&self.state)?;
         let mut names = self.known_names();
         if !names.iter().any(|n| n == name) {
             names.push(name.to_owned());
@@ -166,6 +179,10 @@ impl Vault {
     pub fn remove(&self, name: &str) -> Result<bool, VaultError> {
         check_name(name)?;
         let existed = self.store.delete(&self.service, name)?;
+        // Panes holding it stop using it.
+        let mut standings = standing::Standings::load_checked(&self.state)?;
+        standings.next_generation(name);
+        standings.save(&self.state)?;
         let mut names = self.known_names();
         if names.iter().any(|n| n == name) {
             names.retain(|n| n != name);

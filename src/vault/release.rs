@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use super::audit::{utc_now, AuditLog, Event, Record};
 use super::pin::{self, Approvals, Verdict};
+use super::standing::Standings;
 use super::{BrokerSpec, SecretBytes, SecretRef, Vault, VaultError};
 
 /// The pane asking.
@@ -77,6 +78,9 @@ pub struct Brokered {
     pub placeholder: String,
     pub value: SecretBytes,
     pub spec: BrokerSpec,
+    /// The value's generation (`standing`): once the vault's moves on, the broker stops
+    /// using this one.
+    pub generation: u64,
 }
 
 /// A pinned program that changed since its approval, as the window shows it for approving
@@ -189,11 +193,13 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
                     (Some(placeholder), Some(spec)) => {
                         let held = SecretBytes::new(placeholder.as_bytes());
                         released.env.push((secret.env.clone(), held));
+                        let generation = Standings::load(vault.state()).generation(&secret.name);
                         released.brokered.push(Brokered {
                             name: secret.name.clone(),
                             placeholder,
                             value: value.clone(),
                             spec: spec.clone(),
+                            generation,
                         });
                     }
                     _ => released.env.push((secret.env.clone(), value.clone())),

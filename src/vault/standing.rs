@@ -1,5 +1,7 @@
 //! Whether the broker may use a secret now: revoked (until the user sets a new value),
-//! suspended (for a time, or until resumed), or active. Kept in paddock's state folder, which
+//! suspended (for a time, or until resumed), or active; and each secret's generation, which
+//! every `vault set` and `vault rm` moves on, so that a pane holding an older value stops
+//! using it at once (a restart gives it the new one). Kept in paddock's state folder, which
 //! no lock lets a pane write, so a revocation holds across restarts and every running
 //! instance sees it at its next request (`Watched` looks at the file's change time each time).
 
@@ -27,6 +29,8 @@ pub enum Standing {
     Revoked {
         since: String,
     },
+    /// The vault has a newer value, or none: a pane holding this one restarts to get it.
+    Replaced,
 }
 
 impl Standing {
@@ -36,6 +40,7 @@ impl Standing {
             Standing::Active => "active",
             Standing::Suspended { .. } => "suspended",
             Standing::Revoked { .. } => "revoked",
+            Standing::Replaced => "replaced",
         }
     }
 }
@@ -54,10 +59,14 @@ enum Entry {
     },
 }
 
-/// Every secret that is not active, by name.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Every secret that is not active, by name, and every secret's generation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Standings {
+    #[serde(default)]
     entries: BTreeMap<String, Entry>,
+    /// How often each secret's value was set or removed through paddock.
+    #[serde(default)]
+    generations: BTreeMap<String, u64>,
 }
 
 impl Standings {
@@ -75,13 +84,11 @@ impl Standings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Standings::default()),
             Err(e) => return Err(VaultError::State { path, error: e.to_string() }),
         };
-        let entries = serde_json::from_slice(&bytes)
-            .map_err(|e| VaultError::State { path, error: e.to_string() })?;
-        Ok(Standings { entries })
+        serde_json::from_slice(&bytes).map_err(|e| VaultError::State { path, error: e.to_string() })
     }
 
     pub fn save(&self, state: &Path) -> Result<(), VaultError> {
-        let json = serde_json::to_vec_pretty(&self.entries).unwrap_or_default();
+        let json = serde_json::to_vec_pretty(self).unwrap_or_default();
         write_private(&state.join(STANDING_FILE), &json)
     }
 
@@ -125,9 +132,26 @@ impl Standings {
         }
     }
 
-    /// A new value was set: whatever held the old one is over.
-    pub fn forget(&mut self, name: &str) -> bool {
-        self.entries.remove(name).is_some()
+    /// A new value was set: whatever held the old one is over, and panes that hold the old
+    /// one stop using it (its generation moves on).
+    pub fn new_value(&mut self, name: &str) {
+        self.entries.remove(name);
+        self.next_generation(name);
+    }
+
+    /// Whether `name` is revoked now.
+    pub fn is_revoked(&self, name: &str) -> bool {
+        matches!(self.entries.get(name), Some(Entry::Revoked { .. }))
+    }
+
+    /// `name`'s value changed or went: panes that hold the one before stop using it.
+    pub fn next_generation(&mut self, name: &str) {
+        *self.generations.entry(name.to_owned()).or_insert(0) += 1;
+    }
+
+    /// `name`'s generation: a pane's value of an older one is no longer the vault's.
+    pub fn generation(&self, name: &str) -> u64 {
+        self.generations.get(name).copied().unwrap_or(0)
     }
 }
 
@@ -157,9 +181,10 @@ impl Watched {
         Watched { path, state: state.to_owned(), seen: Mutex::new((None, Standings::default())) }
     }
 
-    /// `name`'s standing now. A file that cannot be read counts as every secret revoked: the
-    /// broker must not go on using a secret the user may have revoked.
-    pub fn of(&self, name: &str) -> Standing {
+    /// `name`'s standing now, for a value of `generation`: one the vault has since replaced
+    /// or removed counts as such. A file that cannot be read counts as every secret revoked:
+    /// the broker must not go on using a secret the user may have revoked.
+    pub fn of(&self, name: &str, generation: u64) -> Standing {
         let stamp = match std::fs::metadata(&self.path) {
             Ok(meta) => meta.modified().ok().map(|m| (m, meta.len(), file_id(&meta))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -174,7 +199,15 @@ impl Watched {
                 Err(e) => return Standing::Revoked { since: format!("({e})") },
             }
         }
+        if seen.1.generation(name) != generation {
+            return Standing::Replaced;
+        }
         seen.1.of(name, SystemTime::now())
+    }
+
+    /// `name`'s generation now.
+    pub fn generation(&self, name: &str) -> u64 {
+        Standings::load(&self.state).generation(name)
     }
 }
 
@@ -188,25 +221,28 @@ mod tests {
         let _ = std::fs::remove_dir_all(&state);
         let now = SystemTime::now();
         let watched = Watched::new(&state);
-        assert_eq!(watched.of("key"), Standing::Active);
+        assert_eq!(watched.of("key", 0), Standing::Active);
         let mut standings = Standings::load(&state);
         standings.revoke("key", now);
         assert!(!standings.suspend("key", None, now), "a revoked secret stays revoked");
         assert!(!standings.resume("key"), "only a new value ends a revocation");
         assert!(standings.suspend("other", Some(Duration::from_secs(60)), now));
         standings.save(&state).expect("save");
-        assert!(matches!(watched.of("key"), Standing::Revoked { .. }));
+        assert!(matches!(watched.of("key", 0), Standing::Revoked { .. }));
         let later = now + Duration::from_secs(61);
         let loaded = Standings::load(&state);
         assert!(matches!(loaded.of("other", now), Standing::Suspended { until: Some(_) }));
         assert_eq!(loaded.of("other", later), Standing::Active);
         let mut standings = loaded;
-        assert!(standings.forget("key"));
+        standings.new_value("key");
         standings.save(&state).expect("save");
-        assert_eq!(watched.of("key"), Standing::Active);
+        // A pane released the old value: it is no longer the vault's. One released now is.
+        assert_eq!(watched.of("key", 0), Standing::Replaced);
+        assert_eq!(watched.generation("key"), 1);
+        assert_eq!(watched.of("key", 1), Standing::Active);
         // A file that does not parse: nothing is used.
         std::fs::write(state.join(STANDING_FILE), b"{not json").expect("write");
-        assert!(matches!(watched.of("third"), Standing::Revoked { .. }));
+        assert!(matches!(watched.of("third", 0), Standing::Revoked { .. }));
         let _ = std::fs::remove_dir_all(state);
     }
 }

@@ -13,7 +13,7 @@ FAKE_EXPECT_KEY (when set) gets a 401. Every request is logged (fake_server.py).
 import sys
 import time
 
-from fake_server import EXPECTED_KEY, FakeHandler, serve
+from fake_server import EXPECTED_KEYS, FakeHandler, serve
 
 CERT, KEY, LOG = sys.argv[1:4]
 
@@ -41,7 +41,7 @@ class Handler(FakeHandler):
             self.wfile.write(data)
             return
         self.log({"method": self.command, "path": path, "kind": "echo"})
-        key_ok = self.key_seen() == EXPECTED_KEY
+        key_ok = EXPECTED_KEYS is not None and self.key_seen() in EXPECTED_KEYS
         self.send_json(200, {"method": self.command, "path": path, "key_ok": key_ok})
 
     def do_GET(self):

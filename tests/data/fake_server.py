@@ -7,9 +7,9 @@ import os
 import ssl
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-# The API key a fake accepts (FAKE_EXPECT_KEY); without it, any key. A request with another key
-# gets the API's kind of 401.
-EXPECTED_KEY = os.environ.get("FAKE_EXPECT_KEY")
+# The API keys a fake accepts (FAKE_EXPECT_KEY, comma-separated); without it, any key. A request
+# with another key gets the API's kind of 401.
+EXPECTED_KEYS = os.environ.get("FAKE_EXPECT_KEY", "").split(",") if "FAKE_EXPECT_KEY" in os.environ else None
 
 
 class FakeHandler(BaseHTTPRequestHandler):
@@ -22,7 +22,12 @@ class FakeHandler(BaseHTTPRequestHandler):
         pass
 
     def log(self, entry):
-        entry = dict(entry, key=self.key_seen())
+        entry = dict(
+            entry,
+            key=self.key_seen(),
+            host=self.headers.get("host"),
+            encoding=self.headers.get("accept-encoding"),
+        )
         with open(self.log_path, "a") as f:
             f.write(json.dumps(entry) + "\n")
 
@@ -34,7 +39,7 @@ class FakeHandler(BaseHTTPRequestHandler):
 
     def refused_key(self):
         """Answer 401 when a key is expected and this is not it; whether it did."""
-        if EXPECTED_KEY is None or self.key_seen() == EXPECTED_KEY:
+        if EXPECTED_KEYS is None or self.key_seen() in EXPECTED_KEYS:
             return False
         self.log({"method": self.command, "path": self.path.split("?")[0], "kind": "refused"})
         error = {"type": "authentication_error", "message": "invalid x-api-key"}

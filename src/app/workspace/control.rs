@@ -240,14 +240,12 @@ impl Workspace {
     /// A pane's brokered secrets, each with its standing now.
     #[cfg(unix)]
     fn brokered_info(&self, pane: &super::Pane) -> Vec<BrokeredInfo> {
-        let (Some(egress), Some(broker)) = (pane.egress.as_ref(), self.broker.as_ref()) else {
-            return Vec::new();
-        };
-        let info = |name: &String| BrokeredInfo {
+        let Some(broker) = self.broker.as_ref() else { return Vec::new() };
+        let info = |(name, generation): &(String, u64)| BrokeredInfo {
             name: name.clone(),
-            state: broker.standing(name).word().to_owned(),
+            state: broker.standing(name, *generation).word().to_owned(),
         };
-        egress.brokered().iter().map(info).collect()
+        pane.brokered.iter().map(info).collect()
     }
 
     #[cfg(not(unix))]

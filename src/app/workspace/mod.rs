@@ -77,6 +77,8 @@ struct Pane {
     /// Its proxy, when its network is an allow-list (Unix).
     #[cfg(unix)]
     egress: Option<super::egress::PaneEgress>,
+    /// Its brokered secrets: each name, and the generation of the value it was given.
+    brokered: Vec<(String, u64)>,
     /// Muted by its user (`ctl mute`, the `mute_pane` key): it never notifies and never
     /// counts among the panes that wait.
     muted: bool,
@@ -106,6 +108,7 @@ impl Pane {
             git_watch: None,
             #[cfg(unix)]
             egress: None,
+            brokered: Vec::new(),
             muted: false,
         }
     }

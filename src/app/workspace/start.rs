@@ -113,6 +113,8 @@ impl Workspace {
         // Brokered secrets: the pane's proxy puts their values in; its programs trust the
         // broker's authority.
         let program = launch.command.first().cloned();
+        let brokered_names: Vec<(String, u64)> =
+            brokered.iter().map(|b| (b.name.clone(), b.generation)).collect();
         let (broker, bundle) =
             self.broker_for(pane, brokered, network, thread, activity.clone(), program, &mut env)?;
         let (egress, route) = self.egress_for(pane, network, thread, &mut env, broker)?;
@@ -184,6 +186,7 @@ impl Workspace {
             git_watch,
             #[cfg(unix)]
             egress,
+            brokered: brokered_names,
             muted: false,
         };
         self.panes.insert(pane, entry);

@@ -14,7 +14,9 @@ use std::time::{Duration, SystemTime};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
+use hyper::header::{
+    HeaderMap, HeaderName, HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, HOST,
+};
 use hyper::{Request, Response, StatusCode, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rustls::{ClientConfig, RootCertStore};
@@ -205,6 +207,12 @@ impl PaneBroker {
         upstream: &Upstream,
     ) -> Response<ProxyBody> {
         let (parts, body) = request.into_parts();
+        // A tunnel inside the tunnel, or a request the host echoes whole: neither is an API
+        // call, and both would carry the value somewhere the broker cannot follow.
+        if matches!(parts.method.as_str(), "CONNECT" | "TRACE" | "TRACK") {
+            let why = format!("paddock: {} is not sent on to a broker host", parts.method);
+            return text_response(StatusCode::METHOD_NOT_ALLOWED, &why);
+        }
         let target = parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
         let (host, port) = (upstream.target.host.as_str(), upstream.target.port);
         let headers: Vec<(&str, &[u8])> =
@@ -234,14 +242,17 @@ impl PaneBroker {
             |grant| states.iter().find(|(g, _)| *g == grant).map_or(SecretState::Revoked, |s| s.1);
         let mut out = HeaderMap::with_capacity(parts.headers.len());
         let hop = hop_by_hop(&parts.headers);
-        let authority = parts
-            .uri
-            .authority()
-            .map(|a| a.as_str().to_owned())
-            .or_else(|| parts.headers.get(HOST).and_then(|h| h.to_str().ok()).map(str::to_owned))
-            .unwrap_or_else(|| format!("{host}:{port}"));
+        // The host the value goes to is the one the tunnel was opened to, whatever the request
+        // says: a shared front end routes by Host (or :authority), and another name there
+        // would be another tenant.
+        let name = host.trim_end_matches('.').to_ascii_lowercase();
+        let authority = match port {
+            443 => name,
+            _ => format!("{name}:{port}"),
+        };
         for (index, (name, value)) in parts.headers.iter().enumerate() {
-            if hop.contains(name) || name == HOST {
+            // Compressed answers could not be searched for a value sent back: none is asked.
+            if hop.contains(name) || name == HOST || name == ACCEPT_ENCODING {
                 continue;
             }
             let mut value = value.clone();
@@ -278,6 +289,7 @@ impl PaneBroker {
             port,
             blocked: blocked.clone(),
         };
+        out.insert(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         let mut sent = Request::new(BoxBody::new(body));
         *sent.method_mut() = parts.method.clone();
         *sent.headers_mut() = out;
@@ -306,6 +318,21 @@ impl PaneBroker {
                     parts.headers.remove(name);
                 }
                 parts.version = Version::HTTP_11;
+                // The status line's words are the host's to choose: the standard ones go back.
+                parts.extensions.remove::<hyper::ext::ReasonPhrase>();
+                let encoded = parts
+                    .headers
+                    .get_all(CONTENT_ENCODING)
+                    .iter()
+                    .find(|e| !e.as_bytes().eq_ignore_ascii_case(b"identity") && !e.is_empty());
+                if let Some(encoding) = encoded {
+                    let why = format!(
+                        "paddock: {host} answered in the encoding {} though none was asked for; \
+                         the broker cannot search it for a secret sent back, so it does not pass",
+                        String::from_utf8_lossy(encoding.as_bytes())
+                    );
+                    return text_response(StatusCode::BAD_GATEWAY, &why);
+                }
                 // A value coming back (a host that echoes what it was sent) goes on as its
                 // placeholder: the pane never holds it, whatever the host says.
                 let pairs = self.grants.pairs();

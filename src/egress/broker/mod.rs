@@ -63,6 +63,8 @@ pub enum SecretState {
     Suspended,
     /// Until the user sets a new value.
     Revoked,
+    /// The vault has a newer value (or none): this pane's is not used again.
+    Replaced,
 }
 
 impl SecretState {
@@ -71,6 +73,7 @@ impl SecretState {
             SecretState::Active => "active",
             SecretState::Suspended => "suspended",
             SecretState::Revoked => "revoked",
+            SecretState::Replaced => "replaced",
         }
     }
 }
@@ -157,7 +160,7 @@ pub trait Watcher: Send + Sync {
 /// A pane's brokered secrets.
 pub struct Grants {
     list: Vec<Grant>,
-    needles: Arc<[Box<[u8]>]>,
+    needles: scan::Needles,
 }
 
 /// A header of a request to a broker host that gets a secret: its index among the request's
@@ -170,9 +173,9 @@ pub struct Injection {
 
 impl Grants {
     pub fn new(list: Vec<Grant>) -> Grants {
-        let needles: Vec<Box<[u8]>> =
-            list.iter().map(|g| g.placeholder.as_bytes().to_vec().into_boxed_slice()).collect();
-        Grants { list, needles: needles.into() }
+        let needles: Vec<&[u8]> = list.iter().map(|g| g.placeholder.as_bytes()).collect();
+        let needles = scan::Needles::new(&needles);
+        Grants { list, needles }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -206,7 +209,7 @@ impl Grants {
 
     /// A search for this pane's placeholders in a stream.
     pub fn scanner(&self) -> Scanner {
-        Scanner::new(self.needles.clone())
+        self.needles.scanner()
     }
 
     /// The grant whose placeholder `bytes` holds, if any.
@@ -231,8 +234,16 @@ impl Grants {
         let mut injections = Vec::new();
         for (index, (header, value)) in headers.iter().enumerate() {
             let header = header.to_ascii_lowercase();
+            if let Some(grant) = self.found_in(header.as_bytes()) {
+                return Err((grant, Place::Header(header)));
+            }
             for (grant_index, grant) in self.list.iter().enumerate() {
                 if memchr::memmem::find(value, grant.placeholder.as_bytes()).is_none() {
+                    // In other letters' case it is no use here: the value goes only in place
+                    // of the placeholder as it was given.
+                    if self.found_in(value) == Some(grant_index) {
+                        return Err((grant_index, Place::Header(header)));
+                    }
                     continue;
                 }
                 if !grant.brokered_to(&name, port) {

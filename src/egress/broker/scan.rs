@@ -1,30 +1,48 @@
 //! Finding a pane's placeholders in bytes that arrive in pieces (a request body, a tunnel's
 //! outgoing bytes): each piece is searched, and so is the seam between it and the one before,
-//! so a placeholder split across two reads is found too. Pure.
+//! so a placeholder split across two reads is found too. Letters' case does not matter (a
+//! placeholder lower-cased is still one). Pure.
 
 use std::sync::Arc;
 
-/// A stream's search for any of a set of needles.
-pub struct Scanner {
-    needles: Arc<[Box<[u8]>]>,
-    /// The end of what came before: as much as a needle could have started in.
-    carry: Vec<u8>,
+use aho_corasick::AhoCorasick;
+
+/// A set of needles, ready to be searched for (built once, shared by every stream).
+#[derive(Clone)]
+pub struct Needles {
+    finder: Option<Arc<AhoCorasick>>,
     longest: usize,
 }
 
-impl Scanner {
-    /// A search for `needles` (none: nothing is ever found).
-    pub fn new(needles: Arc<[Box<[u8]>]>) -> Scanner {
+impl Needles {
+    /// `needles` (none, or none that can be searched for: nothing is ever found).
+    pub fn new(needles: &[&[u8]]) -> Needles {
+        let finder =
+            AhoCorasick::builder().ascii_case_insensitive(true).build(needles).ok().map(Arc::new);
         let longest = needles.iter().map(|n| n.len()).max().unwrap_or(0);
-        Scanner { needles, carry: Vec::new(), longest }
+        Needles { finder: finder.filter(|_| longest > 0), longest }
     }
 
+    /// A search in one stream.
+    pub fn scanner(&self) -> Scanner {
+        Scanner { needles: self.clone(), carry: Vec::new() }
+    }
+}
+
+/// A stream's search for any of a set of needles.
+pub struct Scanner {
+    needles: Needles,
+    /// The end of what came before: as much as a needle could have started in.
+    carry: Vec<u8>,
+}
+
+impl Scanner {
     /// The index of a needle the stream holds once `piece` is added to it, if any.
     pub fn feed(&mut self, piece: &[u8]) -> Option<usize> {
-        if self.longest == 0 || piece.is_empty() {
+        if self.needles.finder.is_none() || piece.is_empty() {
             return None;
         }
-        let keep = self.longest - 1;
+        let keep = self.needles.longest - 1;
         if !self.carry.is_empty() {
             // The seam: what came before, and as much of this piece as a needle starting
             // there could reach into.
@@ -49,7 +67,8 @@ impl Scanner {
     }
 
     fn find(&self, haystack: &[u8]) -> Option<usize> {
-        self.needles.iter().position(|needle| memchr::memmem::find(haystack, needle).is_some())
+        let finder = self.needles.finder.as_ref()?;
+        finder.find(haystack).map(|found| found.pattern().as_usize())
     }
 }
 
@@ -113,8 +132,8 @@ mod tests {
     use super::*;
 
     fn scanner(needles: &[&str]) -> Scanner {
-        let needles: Vec<Box<[u8]>> = needles.iter().map(|n| n.as_bytes().into()).collect();
-        Scanner::new(needles.into())
+        let needles: Vec<&[u8]> = needles.iter().map(|n| n.as_bytes()).collect();
+        Needles::new(&needles).scanner()
     }
 
     #[test]
@@ -173,6 +192,12 @@ mod tests {
         }
         replacer.feed(&pairs, b"sk-RE");
         assert!(!replacer.passes(&pairs, b"anything"), "text is held back");
+    }
+
+    #[test]
+    fn a_needle_in_other_letters_case_is_found() {
+        let mut scan = scanner(&["sk-pl-AAAABBBBCCCC"]);
+        assert_eq!(scan.feed(b"x-sk-pl-aaaabbbbcccc: 1"), Some(0));
     }
 
     #[test]

@@ -37,7 +37,17 @@ impl Body for Scanned {
         let this = &mut *self;
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
-                if let Some(grant) = frame.data_ref().and_then(|data| this.scanner.feed(data)) {
+                // Trailers are headers too: each name and value is looked at.
+                let in_trailers = frame.trailers_ref().and_then(|trailers| {
+                    trailers.iter().find_map(|(name, value)| {
+                        let grants = this.broker.grants();
+                        grants
+                            .found_in(name.as_str().as_bytes())
+                            .or(grants.found_in(value.as_bytes()))
+                    })
+                });
+                let found = frame.data_ref().and_then(|data| this.scanner.feed(data));
+                if let Some(grant) = found.or(in_trailers) {
                     this.blocked.store(true, Ordering::Release);
                     this.broker.attempt(grant, &this.host, this.port, Place::Body);
                     return Poll::Ready(Some(Err(

@@ -207,14 +207,18 @@ time.sleep(600)' &
 setTimeout(() => {{}}, 600000)' &
 sleep 3
 {node} -e 'fetch(process.env.U + "/stream", {{headers: {{"x-api-key": process.env.ECHO_KEY}}}}).then(async r => {{
-  for await (const chunk of r.body) console.log("NTICK", Date.now() / 1000) }})'
-curl -sS -N -H "x-api-key: $ECHO_KEY" "$U/stream" | while read -r line; do case "$line" in data*) echo "TICK $(date +%s.%N)";; esac; done
+  for await (const chunk of r.body) process.stdout.write("NTICK " + (Date.now() % 1e8 / 1000).toFixed(3) + " ") }}).then(() => console.log())'
+curl -sS -N -H "x-api-key: $ECHO_KEY" "$U/stream" | while read -r line; do case "$line" in data*) printf "TICK %s " "$(date +%s.%N | cut -c6-14)";; esac; done; echo
 curl -sS -o /dev/null -w "PLAIN %{{http_code}}\n" "http://plain.fake.test:{plain_port}/x?k=$ECHO_KEY"
 curl -sS -o /dev/null -w "HEADER %{{http_code}}\n" -H "x-forward: $ECHO_KEY" "$U/echo"
 curl -sS -o /dev/null -w "BODY %{{http_code}}\n" -H "x-api-key: $ECHO_KEY" -d "k=$ECHO_KEY" "$U/echo"
 curl -sS -o /dev/null -w "PLAIN-CLEAN %{{http_code}}\n" "http://plain.fake.test:{plain_port}/fine"
 curl -s -o /dev/null -w "TUNNEL %{{http_connect}}\n" --proxy-header "x-k: $ECHO_KEY" "https://plain.fake.test:{plain_port}/"
 curl -sS -D "$W/reflected.txt" -H "x-api-key: $ECHO_KEY" "$U/reflect" >> "$W/reflected.txt"; echo "REFLECT $?"
+curl -sS --compressed -H "Host: other.example" -H "x-api-key: $ECHO_KEY" "$U/echo" | grep -q '"key_ok": true' && echo VHOST-OK
+curl -s -o /dev/null -w "TRACE %{{http_code}}\n" -X TRACE -H "x-api-key: $ECHO_KEY" "$U/echo"
+curl -s -o /dev/null -w "NAME %{{http_code}}\n" -H "x-$ECHO_KEY: 1" "$U/echo"
+LOWER=$(printf %s "$ECHO_KEY" | tr A-Z a-z); curl -s -o /dev/null -w "LOWER %{{http_code}}\n" -H "x-k: $LOWER" "$U/echo"
 echo ALL-DONE; exec sleep 600"#,
         node = node.display()
     );
@@ -231,6 +235,10 @@ echo ALL-DONE; exec sleep 600"#,
         "PLAIN-CLEAN 200",
         "TUNNEL 403",
         "REFLECT 0",
+        "VHOST-OK",
+        "TRACE 405",
+        "NAME 403",
+        "LOWER 403",
     ] {
         assert!(screen.contains(said), "{said}:\n{screen}");
     }
@@ -238,19 +246,31 @@ echo ALL-DONE; exec sleep 600"#,
     let held = screen.lines().find_map(|l| l.strip_prefix("HELD=")).expect("HELD").trim();
     assert!(held.starts_with("sk-ant-api03-") && held.len() == key.len() && held != key, "{held}");
     // The stream came event by event (the fake sends one every quarter second).
-    let ticks: Vec<f64> =
-        screen.lines().filter_map(|l| l.strip_prefix("TICK ")?.trim().parse().ok()).collect();
+    let ticks_of = |word: &str| -> Vec<f64> {
+        let words: Vec<&str> = screen.split_whitespace().collect();
+        words.windows(2).filter(|w| w[0] == word).filter_map(|w| w[1].parse().ok()).collect()
+    };
+    // Seconds within a day and a bit (short enough that a line holds five), so the spread
+    // wraps once a day.
+    let spread = |ticks: &[f64]| (ticks[ticks.len() - 1] - ticks[0]).rem_euclid(100_000.0);
+    let ticks = ticks_of("TICK");
     assert_eq!(ticks.len(), 5, "{screen}");
-    assert!(ticks[4] - ticks[0] > 0.5, "the events arrived together: {ticks:?}");
+    assert!(spread(&ticks) > 0.5, "the events arrived together: {ticks:?}");
     // And to Node's fetch (HTTP/1.1, where curl chose HTTP/2).
-    let ticks: Vec<f64> =
-        screen.lines().filter_map(|l| l.strip_prefix("NTICK ")?.trim().parse().ok()).collect();
+    let ticks = ticks_of("NTICK");
     assert!(ticks.len() >= 4, "{screen}");
-    assert!(ticks[ticks.len() - 1] - ticks[0] > 0.5, "the events arrived together: {ticks:?}");
+    assert!(spread(&ticks) > 0.5, "the events arrived together: {ticks:?}");
     // The fake got the real key every time, and never the placeholder.
     let requests = fake_requests(&stage);
     assert!(requests.iter().filter(|(kind, _)| kind == "echo").count() >= 3, "{requests:?}");
     assert!(requests.iter().all(|(_, k)| k.as_deref() == Some(key.as_str())), "{requests:?}");
+    // The broker host got its own name as Host, whatever the request said, and was asked for
+    // no compression (a compressed answer could not be searched).
+    let log = std::fs::read_to_string(&stage.log).expect("the fake's log");
+    for line in log.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()) {
+        assert_eq!(line["host"], format!("api.fake.test:{}", stage.fake.port), "{line}");
+        assert_eq!(line["encoding"], "identity", "{line}");
+    }
     // A host that sends the key back: the pane gets the placeholder in its place, in the
     // header and the body.
     let reflected = std::fs::read_to_string(stage.work.join("reflected.txt")).expect("reflected");
@@ -264,11 +284,11 @@ echo ALL-DONE; exec sleep 600"#,
     let pid = instance.pane(1)["pid"].as_u64().expect("pid") as u32;
     wait_for("the python and node processes", || process_tree(pid).len() >= 3);
     pane_never_held(pid, &key, held);
-    // The pane says it needs its user, and why (the last of them: the key that came back).
+    // The pane says it needs its user, and why (the last of them: the lower-cased one).
     let pulse = &instance.pane(1)["pulse"];
     assert_eq!(pulse["state"], "needs_you", "{pulse}");
     let reason = pulse["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("secret \"echo-key\" came back in a response"), "{pulse}");
+    assert!(reason.contains("tried to send secret \"echo-key\" in the header x-k"), "{pulse}");
     // The audit log has each use (host, method, path, status) and each attempt.
     let uses = vault(&stage.runtime, &["log", "--uses", "echo-key"]);
     assert!(
@@ -315,22 +335,21 @@ fn revoking_or_suspending_a_brokered_key_takes_effect_at_the_next_request() {
     if crate::vault::rerun_inside(crate::vault::KEYUTILS, test) {
         return;
     }
-    let key = test_key();
-    let stage = Stage::with_key("fake_echo.py", Some(&key), |_| vec![]);
+    let (key, rotated) = (test_key(), format!("{}-rotated", test_key()));
+    let stage = Stage::with_key("fake_echo.py", Some(&format!("{key},{rotated}")), |_| vec![]);
     set_secret(&stage.runtime, "echo-key", &key);
-    // A request each time a line is typed.
-    let script = r#"echo READY; n=0; while read -r x; do n=$((n+1)); curl -s -o /dev/null -w "REQ$n %{http_code}\n" -H "x-api-key: $ECHO_KEY" "$U/echo"; done"#;
+    // A request each time a line is typed, named by that line.
+    let script = r#"echo READY; while read -r x; do curl -s -o /dev/null -w "REQ-$x %{http_code}\n" -H "x-api-key: $ECHO_KEY" "$U/echo"; done"#;
     let instance = brokered_instance(&stage, script, &[], 9);
     instance.wait_for_text("1", "READY");
     let pid = instance.pane(1)["pid"].clone();
-    let mut n = 0;
-    let mut request = |status: u16| {
-        n += 1;
+    let request = |label: &str, status: u16| {
+        instance.ctl(&["send", "--pane", "1", "--text", label]);
         instance.send_keys("1", "Enter");
-        instance.wait_for_text("1", &format!("REQ{n} {status}"));
+        instance.wait_for_text("1", &format!("REQ-{label} {status}"));
     };
     let state = |wanted: &str| vec![("echo-key".to_owned(), wanted.to_owned())];
-    request(200);
+    request("a", 200);
     assert_eq!(brokered_states(&instance), state("active"));
     let ls = String::from_utf8_lossy(&instance.run(&["ls"]).stdout).into_owned();
     assert!(ls.contains("echo-key:brokered"), "{ls}");
@@ -338,42 +357,64 @@ fn revoking_or_suspending_a_brokered_key_takes_effect_at_the_next_request() {
     // Revoked: the next request goes on with the placeholder, and the API refuses it.
     let said = vault(&stage.runtime, &["revoke", "echo-key"]);
     assert!(said.contains("revoked \"echo-key\""), "{said}");
-    request(401);
+    request("b", 401);
     assert_eq!(brokered_states(&instance), state("revoked"));
     let ls = String::from_utf8_lossy(&instance.run(&["ls"]).stdout).into_owned();
     assert!(ls.contains("echo-key:REVOKED"), "{ls}");
-    // Only a new value ends a revocation.
+    // Only a new value ends a revocation: not resuming, not setting the revoked value again.
     let resumed = stage.runtime.paddock(&["vault", "resume", "echo-key"]).output().expect("resume");
     assert!(!resumed.status.success(), "resume ended a revocation");
     assert!(String::from_utf8_lossy(&resumed.stderr).contains("only a new value"), "{resumed:?}");
-    request(401);
-    set_secret(&stage.runtime, "echo-key", &key);
-    request(200);
+    let mut again = stage.runtime.paddock(&["vault", "set", "echo-key"]);
+    let again = again.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut again = again.spawn().expect("vault set");
+    again.stdin.take().expect("stdin").write_all(key.as_bytes()).expect("the value");
+    let again = again.wait_with_output().expect("vault set ends");
+    assert!(!again.status.success(), "the revoked value was set again");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is revoked"), "{again:?}");
+    request("c", 401);
+    // A new value: this pane holds the old one, and never uses it again; restarted, it gets
+    // the new one.
+    set_secret(&stage.runtime, "echo-key", &rotated);
+    request("d", 401);
+    assert_eq!(brokered_states(&instance), state("replaced"));
+    assert_eq!(instance.pane(1)["pid"], pid, "nothing restarted so far");
+    instance.ctl(&["restart", "--pane", "1"]);
+    instance.wait_for_text("1", "READY");
+    request("e", 200);
     assert_eq!(brokered_states(&instance), state("active"));
 
     // Suspended, then resumed.
     let said = vault(&stage.runtime, &["suspend", "echo-key", "--for", "1h"]);
     assert!(said.contains("suspended \"echo-key\" for 3600s"), "{said}");
-    request(401);
+    request("f", 401);
     assert_eq!(brokered_states(&instance), state("suspended"));
     vault(&stage.runtime, &["resume", "echo-key"]);
-    request(200);
+    request("g", 200);
 
-    // Nothing restarted; the fake saw the key while it was active, the placeholder otherwise.
-    assert_eq!(instance.pane(1)["pid"], pid);
-    let keys: Vec<bool> =
-        fake_requests(&stage).iter().map(|(_, k)| k.as_deref() == Some(key.as_str())).collect();
-    assert_eq!(keys, [true, false, false, true, false, true], "{:?}", fake_requests(&stage));
+    // The fake saw a value while it was active and the pane's own, the placeholder otherwise.
+    let keys: Vec<&str> = fake_requests(&stage)
+        .iter()
+        .map(|(_, k)| match k.as_deref() {
+            Some(k) if k == key => "key",
+            Some(k) if k == rotated => "rotated",
+            _ => "placeholder",
+        })
+        .collect();
+    let expected =
+        ["key", "placeholder", "placeholder", "placeholder", "rotated", "placeholder", "rotated"];
+    assert_eq!(keys, expected, "{:?}", fake_requests(&stage));
     let uses = vault(&stage.runtime, &["log", "--uses", "echo-key"]);
     let port = stage.fake.port;
     let lines: Vec<&str> = uses.lines().collect();
-    assert_eq!(lines.len(), 6, "{uses}");
+    assert_eq!(lines.len(), 7, "{uses}");
     assert!(lines[0].contains(&format!("used in GET api.fake.test:{port}/echo → 200")), "{uses}");
     assert!(
         lines[1].contains(&format!("not used (revoked): GET api.fake.test:{port}/echo → 401")),
         "{uses}"
     );
-    assert!(lines[4].contains("not used (suspended)"), "{uses}");
+    assert!(lines[3].contains("not used (replaced)"), "{uses}");
+    assert!(lines[5].contains("not used (suspended)"), "{uses}");
     // The revocation holds across restarts: it is in the state folder.
     vault(&stage.runtime, &["revoke", "echo-key"]);
     let standing =
