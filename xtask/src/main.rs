@@ -370,9 +370,12 @@ fn no_c_compiler() -> Result<std::path::PathBuf> {
         exit 0\n";
     std::fs::create_dir_all(target_dir()).context("making target/")?;
     std::fs::write(&path, script).with_context(|| format!("writing {}", path.display()))?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .with_context(|| format!("making {} executable", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .with_context(|| format!("making {} executable", path.display()))?;
+    }
     Ok(path)
 }
 
