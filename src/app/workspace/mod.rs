@@ -77,7 +77,8 @@ struct Pane {
     /// Its proxy, when its network is an allow-list (Unix).
     #[cfg(unix)]
     egress: Option<super::egress::PaneEgress>,
-    /// Its brokered secrets: each name, and the generation of the value it was given.
+    /// Its brokered secrets: each name, and the generation of the value it was given (Unix).
+    #[cfg(unix)]
     brokered: Vec<(String, u64)>,
     /// Muted by its user (`ctl mute`, the `mute_pane` key): it never notifies and never
     /// counts among the panes that wait.
@@ -108,6 +109,7 @@ impl Pane {
             git_watch: None,
             #[cfg(unix)]
             egress: None,
+            #[cfg(unix)]
             brokered: Vec::new(),
             muted: false,
         }

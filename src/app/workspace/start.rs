@@ -113,6 +113,7 @@ impl Workspace {
         // Brokered secrets: the pane's proxy puts their values in; its programs trust the
         // broker's authority.
         let program = launch.command.first().cloned();
+        #[cfg(unix)]
         let brokered_names: Vec<(String, u64)> =
             brokered.iter().map(|b| (b.name.clone(), b.generation)).collect();
         let (broker, bundle) =
@@ -186,6 +187,7 @@ impl Workspace {
             git_watch,
             #[cfg(unix)]
             egress,
+            #[cfg(unix)]
             brokered: brokered_names,
             muted: false,
         };
