@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use paddock::config::{self, Config};
 use paddock::vault::audit::{utc_now, AuditLog, Event, Record};
 use paddock::vault::pin::{self, Approvals};
-use paddock::vault::standing::{Standing, Standings};
+use paddock::vault::standing::{value_digest, Standing, Standings};
 use paddock::vault::{valid_name, Vault, VaultError};
 use zeroize::Zeroizing;
 
@@ -66,6 +66,15 @@ fn standing(name: &str, change: Change) -> Result<()> {
     let said = match change {
         Change::Revoke => {
             standings.revoke(name, now);
+            // The value revoked is never set again: its digest is kept.
+            match Vault::open().and_then(|vault| vault.get(name)) {
+                Ok(Some(value)) => standings.remember_revoked(name, value_digest(&value)),
+                Ok(None) => {}
+                Err(e) => eprintln!(
+                    "paddock: cannot read \"{name}\" from the vault ({e}): it is revoked, but \
+                     setting this same value again later will not be refused"
+                ),
+            }
             format!(
                 "revoked \"{name}\": from the next request on, no pane's broker puts it in; \
                  `paddock vault set {name}` with a new value ends this"

@@ -42,8 +42,8 @@ pub enum VaultError {
     #[error("paddock has no state folder here (no home folder?)")]
     NoStateFolder,
     #[error(
-        "\"{0}\" is revoked, and this is the value that was revoked: set a new value (rotate the \
-         key where it was issued first)"
+        "this value of \"{0}\" was revoked: set a new value (rotate the key where it was issued \
+         first)"
     )]
     StillRevoked(String),
 }
@@ -154,6 +154,9 @@ impl Vault {
         check_name(name)?;
         // A revoked value set again stays revoked: only a new one ends a revocation.
         let mut standings = standing::Standings::load_checked(&self.state)?;
+        if standings.was_revoked(name, &standing::value_digest(value)) {
+            return Err(VaultError::StillRevoked(name.to_owned()));
+        }
         if standings.is_revoked(name) {
             if let Some(old) = self.store.get(&self.service, name)? {
                 if old.as_slice() == value {

@@ -67,6 +67,16 @@ pub struct Standings {
     /// How often each secret's value was set or removed through paddock.
     #[serde(default)]
     generations: BTreeMap<String, u64>,
+    /// The SHA-256 of each value ever revoked, by secret: none is set again. (A digest of a
+    /// key of 128 random bits or more tells nothing that can be used.)
+    #[serde(default)]
+    revoked_values: BTreeMap<String, Vec<String>>,
+}
+
+/// A value's SHA-256, in hex, as `Standings` keeps a revoked one.
+pub fn value_digest(value: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(value).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Standings {
@@ -142,6 +152,19 @@ impl Standings {
     /// Whether `name` is revoked now.
     pub fn is_revoked(&self, name: &str) -> bool {
         matches!(self.entries.get(name), Some(Entry::Revoked { .. }))
+    }
+
+    /// Remember that `name`'s value with this digest was revoked: it is never set again.
+    pub fn remember_revoked(&mut self, name: &str, digest: String) {
+        let list = self.revoked_values.entry(name.to_owned()).or_default();
+        if !list.contains(&digest) {
+            list.push(digest);
+        }
+    }
+
+    /// Whether a value with this digest was revoked for `name`.
+    pub fn was_revoked(&self, name: &str, digest: &str) -> bool {
+        self.revoked_values.get(name).is_some_and(|list| list.iter().any(|d| d == digest))
     }
 
     /// `name`'s value changed or went: panes that hold the one before stop using it.

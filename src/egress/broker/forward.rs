@@ -16,12 +16,13 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{
     HeaderMap, HeaderName, HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, HOST,
+    TRANSFER_ENCODING,
 };
 use hyper::{Request, Response, StatusCode, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rustls::{ClientConfig, RootCertStore};
 
-use super::scan::Replacer;
+use super::scan::{replace_any_case, Pair, Replacer};
 use super::streams::{Counted, Counts, Returned, Scanned};
 use super::upstream::Upstream;
 use super::{
@@ -209,7 +210,10 @@ impl PaneBroker {
         let (parts, body) = request.into_parts();
         // A tunnel inside the tunnel, or a request the host echoes whole: neither is an API
         // call, and both would carry the value somewhere the broker cannot follow.
-        if matches!(parts.method.as_str(), "CONNECT" | "TRACE" | "TRACK") {
+        // Only the methods an API is called with: `CONNECT` (a tunnel inside the tunnel),
+        // `TRACE` (the request echoed whole) and anything a host might take for them are not.
+        let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+        if !methods.contains(&parts.method.as_str()) {
             let why = format!("paddock: {} is not sent on to a broker host", parts.method);
             return text_response(StatusCode::METHOD_NOT_ALLOWED, &why);
         }
@@ -313,6 +317,23 @@ impl PaneBroker {
         match answer {
             Ok(response) => {
                 let (mut parts, body) = response.into_parts();
+                // A body in a transfer coding other than chunked (gzip, deflate) could carry a
+                // value back unsearched: refused, as a content coding is below.
+                let coded = parts.headers.get_all(TRANSFER_ENCODING).iter().any(|v| {
+                    v.to_str().map_or(true, |v| {
+                        v.split(',').map(str::trim).any(|c| {
+                            !c.eq_ignore_ascii_case("chunked")
+                                && !c.eq_ignore_ascii_case("identity")
+                        })
+                    })
+                });
+                if coded {
+                    let why = format!(
+                        "paddock: {host} answered in a transfer coding the broker cannot search \
+                         for a secret sent back, so it does not pass"
+                    );
+                    return text_response(StatusCode::BAD_GATEWAY, &why);
+                }
                 let hop = hop_by_hop(&parts.headers);
                 for name in hop {
                     parts.headers.remove(name);
@@ -335,20 +356,8 @@ impl PaneBroker {
                 }
                 // A value coming back (a host that echoes what it was sent) goes on as its
                 // placeholder: the pane never holds it, whatever the host says.
-                let pairs = self.grants.pairs();
-                let mut echoed = false;
-                for value in parts.headers.values_mut() {
-                    let mut replacer = Replacer::default();
-                    let (mut bytes, replaced) = replacer.feed(&pairs, value.as_bytes());
-                    if replaced {
-                        if !echoed {
-                            self.echoed(value.as_bytes(), host, port);
-                        }
-                        echoed = true;
-                        bytes.extend(replacer.finish());
-                        *value =
-                            HeaderValue::from_bytes(&bytes).unwrap_or(HeaderValue::from_static(""));
-                    }
+                if let Some(text) = mask_headers(&mut parts.headers, &self.grants.pairs()) {
+                    self.echoed(&text, host, port);
                 }
                 let resized = self.grants.lengths_differ();
                 if resized {
@@ -379,8 +388,10 @@ impl PaneBroker {
     /// Tell the watcher that a host sent a secret's value back in `text` (its first secret
     /// when the value was cut across pieces).
     pub(super) fn echoed(&self, text: &[u8], host: &str, port: u16) {
-        let found =
-            self.grants.iter().position(|g| memchr::memmem::find(text, g.value.bytes()).is_some());
+        let found = self
+            .grants
+            .iter()
+            .position(|g| super::scan::find_any_case(text, g.value.bytes(), 0).is_some());
         self.attempt(found.unwrap_or(0), host, port, Place::Response);
     }
 }
@@ -389,6 +400,26 @@ impl PaneBroker {
 fn hosts_of(grants: &Grants, grant: usize) -> String {
     let hosts: Vec<String> = grants.get(grant).hosts.iter().map(ToString::to_string).collect();
     hosts.join(", ")
+}
+
+/// Each value in `headers` (in any letters' case) replaced by its placeholder; a header whose
+/// name holds one is dropped. What held a value, if anything did.
+pub(super) fn mask_headers(headers: &mut HeaderMap, pairs: &[Pair<'_>]) -> Option<Vec<u8>> {
+    let mut found = None;
+    let names: Vec<HeaderName> = headers.keys().cloned().collect();
+    for name in names {
+        if replace_any_case(name.as_str().as_bytes(), pairs).is_some() {
+            found = Some(name.as_str().as_bytes().to_vec());
+            headers.remove(&name);
+        }
+    }
+    for value in headers.values_mut() {
+        if let Some(bytes) = replace_any_case(value.as_bytes(), pairs) {
+            found.get_or_insert_with(|| value.as_bytes().to_vec());
+            *value = HeaderValue::from_bytes(&bytes).unwrap_or(HeaderValue::from_static(""));
+        }
+    }
+    found
 }
 
 /// The headers that belong to one connection, not to the request: never sent on.

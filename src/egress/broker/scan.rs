@@ -84,24 +84,62 @@ pub struct Replacer {
 /// A value, and what replaces it.
 pub type Pair<'a> = (&'a [u8], &'a [u8]);
 
+/// Where `needle` first is in `haystack` from `from` on, letters' case aside (no copy of
+/// either is made: the needle is a secret).
+pub fn find_any_case(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let first = *needle.first()?;
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let rest = haystack.get(from..)?;
+    memchr::memchr2_iter(lower, upper, rest).map(|at| from + at).find(|at| {
+        haystack.get(*at..*at + needle.len()).is_some_and(|w| w.eq_ignore_ascii_case(needle))
+    })
+}
+
+/// `text` with each of `pairs`' values in it (letters' case aside) replaced, if one was.
+pub fn replace_any_case(text: &[u8], pairs: &[Pair<'_>]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    for (value, with) in pairs.iter().filter(|(value, _)| !value.is_empty()) {
+        let current = out.as_deref().unwrap_or(text);
+        if find_any_case(current, value, 0).is_none() {
+            continue;
+        }
+        let mut next = Vec::with_capacity(current.len());
+        let mut at = 0;
+        while let Some(found) = find_any_case(current, value, at) {
+            next.extend_from_slice(&current[at..found]);
+            next.extend_from_slice(with);
+            at = found + value.len();
+        }
+        next.extend_from_slice(&current[at..]);
+        out = Some(next);
+    }
+    out
+}
+
+/// Whether `end` is where some value begins (letters' case aside).
+fn begins_a_value(pairs: &[Pair<'_>], end: &[u8]) -> bool {
+    pairs
+        .iter()
+        .any(|(value, _)| value.len() > end.len() && value[..end.len()].eq_ignore_ascii_case(end))
+}
+
 impl Replacer {
-    /// What of the stream can go on now that `piece` came, `pairs`' values replaced; whether
-    /// any was.
+    /// What of the stream can go on now that `piece` came, `pairs`' values replaced (in any
+    /// letters' case); whether any was.
     pub fn feed(&mut self, pairs: &[Pair<'_>], piece: &[u8]) -> (Vec<u8>, bool) {
         let mut text = std::mem::take(&mut self.held);
         text.extend_from_slice(piece);
-        let mut replaced = false;
-        for (value, with) in pairs {
-            if !value.is_empty() && memchr::memmem::find(&text, value).is_some() {
-                text = super::replaced(&text, value, with);
-                replaced = true;
+        let replaced = match replace_any_case(&text, pairs) {
+            Some(new) => {
+                text = new;
+                true
             }
-        }
+            None => false,
+        };
         // The longest end of `text` that begins some value: kept for the next piece.
         let longest = pairs.iter().map(|(v, _)| v.len()).max().unwrap_or(1).max(1);
         let from = text.len().saturating_sub(longest - 1);
-        let hold = (from..text.len())
-            .find(|at| pairs.iter().any(|(value, _)| value.starts_with(&text[*at..])));
+        let hold = (from..text.len()).find(|at| begins_a_value(pairs, &text[*at..]));
         if let Some(at) = hold {
             self.held = text.split_off(at);
         }
@@ -115,9 +153,11 @@ impl Replacer {
             return false;
         }
         pairs.iter().filter(|(value, _)| !value.is_empty()).all(|(value, _)| {
-            let tail = &piece[piece.len().saturating_sub(value.len() - 1)..];
-            memchr::memmem::find(piece, value).is_none()
-                && memchr::memchr_iter(value[0], tail).all(|at| !value.starts_with(&tail[at..]))
+            let tail_from = piece.len().saturating_sub(value.len() - 1);
+            let (lower, upper) = (value[0].to_ascii_lowercase(), value[0].to_ascii_uppercase());
+            find_any_case(piece, value, 0).is_none()
+                && memchr::memchr2_iter(lower, upper, &piece[tail_from..])
+                    .all(|at| !begins_a_value(&[(value, b"")], &piece[tail_from + at..]))
         })
     }
 
@@ -176,6 +216,10 @@ mod tests {
         let piece = b"event: tick\n\n";
         assert!(replacer.passes(&pairs, piece));
         assert_eq!(replacer.feed(&pairs, piece), (piece.to_vec(), false));
+        // In another letters' case, too.
+        let (out, replaced) = Replacer::default().feed(&pairs, b"x SK-real-VALUE-1234 y");
+        assert_eq!((out.as_slice(), replaced), (&b"x sk-PLAC-holder-zzzz y"[..], true));
+        assert!(!Replacer::default().passes(&pairs, b"ends in SK-REAL"));
         for (piece, passes) in [
             (&b"ends in sk-REA"[..], false),
             (b"holds sk-REAL-value-1234 whole", false),

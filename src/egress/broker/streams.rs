@@ -130,6 +130,17 @@ impl Body for Returned {
                     }
                 }
                 Err(trailers) => {
+                    // Trailers are headers: a value in them is replaced, as in the head.
+                    let trailers = match trailers.into_trailers() {
+                        Ok(mut fields) => {
+                            let pairs = this.broker.grants().pairs();
+                            if let Some(text) = super::forward::mask_headers(&mut fields, &pairs) {
+                                this.broker.echoed(&text, &this.host, this.port);
+                            }
+                            Frame::trailers(fields)
+                        }
+                        Err(other) => other,
+                    };
                     let held = this.replacer.finish();
                     if held.is_empty() {
                         return Poll::Ready(Some(Ok(trailers)));

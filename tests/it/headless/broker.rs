@@ -219,6 +219,8 @@ curl -sS --compressed -H "Host: other.example" -H "x-api-key: $ECHO_KEY" "$U/ech
 curl -s -o /dev/null -w "TRACE %{{http_code}}\n" -X TRACE -H "x-api-key: $ECHO_KEY" "$U/echo"
 curl -s -o /dev/null -w "NAME %{{http_code}}\n" -H "x-$ECHO_KEY: 1" "$U/echo"
 LOWER=$(printf %s "$ECHO_KEY" | tr A-Z a-z); curl -s -o /dev/null -w "LOWER %{{http_code}}\n" -H "x-k: $LOWER" "$U/echo"
+for p in upper hname trailer; do curl -sS -i -H "x-api-key: $ECHO_KEY" "$U/$p" >> "$W/hostile.txt"; done
+curl -s -o /dev/null -w "TEGZIP %{{http_code}}\n" -H "x-api-key: $ECHO_KEY" "$U/tegzip"
 echo ALL-DONE; exec sleep 600"#,
         node = node.display()
     );
@@ -239,6 +241,7 @@ echo ALL-DONE; exec sleep 600"#,
         "TRACE 405",
         "NAME 403",
         "LOWER 403",
+        "TEGZIP 502",
     ] {
         assert!(screen.contains(said), "{said}:\n{screen}");
     }
@@ -277,6 +280,10 @@ echo ALL-DONE; exec sleep 600"#,
     assert!(!reflected.contains(&key), "{reflected}");
     assert!(reflected.contains(&format!("x-you-sent: {held}")), "{reflected}");
     assert!(reflected.contains(&format!("you sent {held}\n")), "{reflected}");
+    // Sent back in upper case, in a header's name, in a trailer: never the key, in any case.
+    let hostile = std::fs::read_to_string(stage.work.join("hostile.txt")).expect("hostile");
+    assert!(!hostile.to_ascii_lowercase().contains(&key.to_ascii_lowercase()), "{hostile}");
+    assert!(hostile.contains(&format!("you sent {held}")) && hostile.contains("ok\n"), "{hostile}");
     // The plain server never saw the placeholder (the request with it was stopped).
     let plain = String::from_utf8_lossy(&plain_seen.lock().expect("lock")).into_owned();
     assert!(plain.contains("GET /fine") && !plain.contains(held), "{plain}");
@@ -284,11 +291,11 @@ echo ALL-DONE; exec sleep 600"#,
     let pid = instance.pane(1)["pid"].as_u64().expect("pid") as u32;
     wait_for("the python and node processes", || process_tree(pid).len() >= 3);
     pane_never_held(pid, &key, held);
-    // The pane says it needs its user, and why (the last of them: the lower-cased one).
+    // The pane says it needs its user, and why (the last of them: the trailer sent back).
     let pulse = &instance.pane(1)["pulse"];
     assert_eq!(pulse["state"], "needs_you", "{pulse}");
     let reason = pulse["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("tried to send secret \"echo-key\" in the header x-k"), "{pulse}");
+    assert!(reason.contains("secret \"echo-key\" came back in a response"), "{pulse}");
     // The audit log has each use (host, method, path, status) and each attempt.
     let uses = vault(&stage.runtime, &["log", "--uses", "echo-key"]);
     assert!(
@@ -371,11 +378,17 @@ fn revoking_or_suspending_a_brokered_key_takes_effect_at_the_next_request() {
     again.stdin.take().expect("stdin").write_all(key.as_bytes()).expect("the value");
     let again = again.wait_with_output().expect("vault set ends");
     assert!(!again.status.success(), "the revoked value was set again");
-    assert!(String::from_utf8_lossy(&again.stderr).contains("is revoked"), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("was revoked"), "{again:?}");
     request("c", 401);
     // A new value: this pane holds the old one, and never uses it again; restarted, it gets
     // the new one.
     set_secret(&stage.runtime, "echo-key", &rotated);
+    // And the revoked value never comes back, not even after another.
+    let mut back = stage.runtime.paddock(&["vault", "set", "echo-key"]);
+    let back = back.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut back = back.spawn().expect("vault set");
+    back.stdin.take().expect("stdin").write_all(key.as_bytes()).expect("the value");
+    assert!(!back.wait_with_output().expect("vault set ends").status.success(), "set back");
     request("d", 401);
     assert_eq!(brokered_states(&instance), state("replaced"));
     assert_eq!(instance.pane(1)["pid"], pid, "nothing restarted so far");
