@@ -131,6 +131,20 @@ pub(super) fn pane_never_held(pid: u32, key: &str, placeholder: &str) {
     assert!(scanned > 1 << 20, "only {scanned} bytes of {tree:?} were read");
 }
 
+/// The value of `variable` in the environment of a process of the pane whose program is
+/// `pid` (the launcher outside the lock is undumpable: its own environment is root's to read).
+fn held_in_pane(pid: u32, variable: &str) -> String {
+    let prefix = format!("{variable}=");
+    process_tree(pid)
+        .iter()
+        .filter_map(|p| std::fs::read(format!("/proc/{p}/environ")).ok())
+        .find_map(|environ| {
+            let environ = String::from_utf8_lossy(&environ).into_owned();
+            environ.split('\0').find_map(|v| v.strip_prefix(&prefix).map(str::to_owned))
+        })
+        .unwrap_or_else(|| panic!("no process of pane {pid} has {variable}"))
+}
+
 /// A plain-HTTP server on the host's loopback that keeps every request it gets.
 fn plain_server() -> (u16, Arc<Mutex<Vec<u8>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -498,13 +512,7 @@ fn claude_code_works_with_a_brokered_key_it_never_holds_and_survives_its_revocat
     assert!(requests.iter().any(|(kind, _)| kind == "slow"), "{requests:?}");
     assert!(requests.iter().all(|(_, k)| k.as_deref() == Some(key.as_str())), "{requests:?}");
     let pid = instance.pane(1)["pid"].as_u64().expect("pid") as u32;
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("environ");
-    let environ = String::from_utf8_lossy(&environ).into_owned();
-    let placeholder = environ
-        .split('\0')
-        .find_map(|v| v.strip_prefix("ANTHROPIC_API_KEY="))
-        .expect("the placeholder")
-        .to_owned();
+    let placeholder = held_in_pane(pid, "ANTHROPIC_API_KEY");
     pane_never_held(pid, &key, &placeholder);
 
     // Revoked while it runs: its next request gets the API's own 401; it keeps running.
@@ -563,12 +571,7 @@ fn brokered_one_shot(
     assert!(!requests.is_empty(), "the fake had no request");
     assert!(requests.iter().all(|(_, k)| k.as_deref() == Some(key)), "{requests:?}");
     let pid = instance.pane(1)["pid"].as_u64().expect("pid") as u32;
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("environ");
-    let environ = String::from_utf8_lossy(&environ).into_owned();
-    let held = environ
-        .split('\0')
-        .find_map(|v| v.strip_prefix(&format!("{variable}=")))
-        .expect("the placeholder");
+    let held = held_in_pane(pid, variable);
     assert!(held != key && held.len() == key.len(), "{held}");
     let uses = vault(&stage.runtime, &["log", "--uses", "api-key"]);
     assert!(uses.contains("used in POST api.fake.test"), "{uses}");
