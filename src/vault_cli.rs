@@ -157,6 +157,15 @@ fn set(vault: &Vault, name: &str) -> Result<()> {
     if value.is_empty() {
         bail!("the value is empty; nothing was stored");
     }
+    // A key or token never begins or ends with a space: one there came with a paste, and would
+    // make the stored value differ from the key (a revoked key would pass as new, and a host
+    // sending the key back would not be caught).
+    if value.trim_matches([' ', '\t']).len() != value.len() {
+        bail!(
+            "the value begins or ends with a space or tab (from a paste?): keys and tokens never \
+             do; nothing was stored"
+        );
+    }
     if value.contains('\0') {
         bail!("the value holds a NUL byte, which no environment variable can carry; nothing was stored");
     }

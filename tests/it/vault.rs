@@ -182,6 +182,13 @@ fn cli_round_trip(keychain: &str) {
     let large = vault(&runtime, &["set", "large"], &huge);
     assert!(!large.status.success(), "{}", text(&large.stderr));
     assert!(text(&large.stderr).contains("65537 bytes"), "{}", text(&large.stderr));
+    let padded = vault(&runtime, &["set", "padded"], "sk-padded-value-1234 \n");
+    assert!(
+        !padded.status.success() && text(&padded.stderr).contains("begins or ends with a space"),
+        "{}",
+        text(&padded.stderr)
+    );
+    assert_eq!(native_lookup(keychain, "padded"), None);
     assert_eq!(native_lookup(keychain, "nul"), None);
     assert_eq!(native_lookup(keychain, "large"), None);
     let short = vault(&runtime, &["set", "short"], "abc\n");
