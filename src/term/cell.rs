@@ -34,6 +34,14 @@ pub enum UnderlineStyle {
 pub struct StyleFlags(u16);
 
 impl StyleFlags {
+    pub(super) fn bits(self) -> u16 {
+        self.0
+    }
+
+    pub(super) fn from_bits(bits: u16) -> StyleFlags {
+        StyleFlags(bits)
+    }
+
     pub const BOLD: Self = Self(1);
     pub const DIM: Self = Self(1 << 1);
     pub const ITALIC: Self = Self(1 << 2);
@@ -157,6 +165,17 @@ impl Cell {
 
     const LAYOUT: u32 =
         Self::WIDE | Self::WIDE_SPACER | Self::LEADING_SPACER | Self::MARKS | Self::WRAP;
+
+    /// The character and flags as one word, for a snapshot.
+    pub(super) fn bits(self) -> u32 {
+        self.bits
+    }
+
+    /// A cell from a snapshot's word: a valid character and known flags only.
+    pub(super) fn from_bits(bits: u32, style: StyleId) -> Option<Cell> {
+        let known = bits & !(CHAR_MASK | Self::LAYOUT) == 0;
+        (known && char::from_u32(bits & CHAR_MASK).is_some()).then_some(Cell { bits, style })
+    }
 
     /// A blank cell in the given style.
     #[inline]

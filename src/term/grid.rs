@@ -36,6 +36,17 @@ impl Grid {
         Grid { rows, cols, marks: vec![FRESH; lines], scrolled: 0 }
     }
 
+    /// Rows, marks and the scroll count, for a snapshot.
+    pub(super) fn parts(&self) -> (&[Row], &[u8], u64) {
+        (&self.rows, &self.marks, self.scrolled)
+    }
+
+    /// A grid from a snapshot's parts; the caller checked that every row is `cols` wide and
+    /// that there is one mark per row.
+    pub(super) fn from_parts(rows: Vec<Row>, cols: usize, marks: Vec<u8>, scrolled: u64) -> Grid {
+        Grid { rows, cols, marks, scrolled }
+    }
+
     #[inline]
     pub fn cols(&self) -> usize {
         self.cols

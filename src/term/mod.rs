@@ -21,11 +21,14 @@ mod osc_guard;
 mod packed;
 mod perform;
 mod redact;
+mod replica;
 mod resize;
 mod row;
 mod scrollback;
+mod sequence_tail;
 mod sgr;
 mod shown_text;
+mod snapshot;
 mod state;
 mod styles;
 mod tabs;
@@ -40,7 +43,9 @@ pub use cursor::CursorShape;
 pub use events::{PromptMark, Signals, TermEvent};
 pub use modes::{ModeState, Modes, MouseEncoding, MouseTracking};
 pub use redact::Redactor;
+pub use replica::{ReplicaEdits, ReplicaError, RowPlace};
 pub use row::Row;
+pub use snapshot::SnapshotError;
 pub use state::MAX_DIMENSION;
 pub use styles::Hyperlink;
 
@@ -80,6 +85,8 @@ pub struct Terminal {
     parser: vte::Parser,
     carry: utf8_carry::Utf8Carry,
     guard: osc_guard::OscGuard,
+    /// Where the parser stands in a sequence, for a snapshot (`sequence_tail.rs`).
+    tail: sequence_tail::SequenceTail,
     state: State,
 }
 
@@ -103,6 +110,7 @@ impl Terminal {
             parser: vte::Parser::new(),
             carry: Default::default(),
             guard: Default::default(),
+            tail: Default::default(),
             state: State::new(size.cols, size.lines, config.scrollback_lines),
         }
     }
@@ -122,6 +130,9 @@ impl Terminal {
     }
 
     fn advance_chunk(&mut self, bytes: &[u8], masked: bool) {
+        if let Some(redaction) = &mut self.state.redaction {
+            redaction.log = Default::default();
+        }
         // A clean run never goes on from another chunk: the stream masker read each alone.
         let no_line_ends =
             self.state.redaction.as_ref().is_some_and(|r| r.redactor.line_ends() == 0);
@@ -129,13 +140,17 @@ impl Terminal {
         // In slices, so that the style table is compacted often enough however much arrives
         // at once (a replayed file can be gigabytes).
         for slice in bytes.chunks(SLICE) {
-            let Terminal { parser, carry, guard, state } = self;
+            let Terminal { parser, carry, guard, tail, state } = self;
             carry.feed(slice, |whole| {
                 guard.feed(whole, |piece| match piece {
                     osc_guard::Piece::Bytes(bytes) if state.clean_runs.enabled => {
+                        tail.feed(bytes);
                         advance_with_runs(parser, state, bytes);
                     }
-                    osc_guard::Piece::Bytes(bytes) => parser.advance(state, bytes),
+                    osc_guard::Piece::Bytes(bytes) => {
+                        tail.feed(bytes);
+                        parser.advance(state, bytes)
+                    }
                     osc_guard::Piece::AbortOsc => state.discard_next_osc = true,
                 })
             });

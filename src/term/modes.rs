@@ -28,6 +28,14 @@ pub enum MouseEncoding {
 pub struct Modes(u32);
 
 impl Modes {
+    pub(super) fn bits(self) -> u32 {
+        self.0
+    }
+
+    pub(super) fn from_bits(bits: u32) -> Modes {
+        Modes(bits)
+    }
+
     /// DECCKM (?1): cursor keys send application sequences.
     pub const APP_CURSOR: Modes = Modes(1);
     /// DECKPAM / DECKPNM: keypad sends application sequences.

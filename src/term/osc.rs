@@ -241,6 +241,16 @@ pub struct KittyNotification {
     body: String,
 }
 
+impl KittyNotification {
+    pub(super) fn parts(&self) -> (Option<&str>, &str, &str) {
+        (self.id.as_deref(), &self.title, &self.body)
+    }
+
+    pub(super) fn from_parts(id: Option<String>, title: String, body: String) -> Self {
+        KittyNotification { id, title, body }
+    }
+}
+
 fn prompt_mark(state: &mut State, args: &[&[u8]]) {
     let Some(kind) = args.first() else { return };
     let mark = match kind.first() {

@@ -41,6 +41,29 @@ const CAN: &[u8] = b"\x18";
 const ESC: u8 = 0x1b;
 
 impl OscGuard {
+    /// Where the guard stands, as (kind, bytes of the string so far), for a snapshot.
+    pub(super) fn parts(&self) -> (u8, usize) {
+        match self.track {
+            Track::Outside => (0, 0),
+            Track::AfterEsc => (1, 0),
+            Track::InOsc(n) => (2, n),
+            Track::Dropping => (3, 0),
+            Track::DroppingEsc => (4, 0),
+        }
+    }
+
+    pub(super) fn from_parts(kind: u8, n: usize) -> Option<OscGuard> {
+        let track = match (kind, n) {
+            (0, 0) => Track::Outside,
+            (1, 0) => Track::AfterEsc,
+            (2, n) if n <= MAX_OSC_BYTES => Track::InOsc(n),
+            (3, 0) => Track::Dropping,
+            (4, 0) => Track::DroppingEsc,
+            _ => return None,
+        };
+        Some(OscGuard { track })
+    }
+
     pub fn feed(&mut self, input: &[u8], mut sink: impl FnMut(Piece<'_>)) {
         let mut start = 0; // first byte not yet handed on
         let mut i = 0;

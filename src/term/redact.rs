@@ -55,11 +55,53 @@ impl Drop for Scratch {
 pub(super) struct Redaction {
     pub(super) redactor: Box<dyn Redactor>,
     scratch: Scratch,
+    /// On a replica (`replica.rs`): what the server's text checks found, one entry per check
+    /// in order; rows are not checked here (the server sends the rows it starred).
+    pub(super) replayed: Option<Replayed>,
+    /// On the server: what this chunk's checks found, for replicas.
+    pub(super) log: FoundLog,
+}
+
+/// What the text checks of one chunk found on the server, to be replayed on a replica.
+#[derive(Debug, Default)]
+pub(super) struct Replayed {
+    pub(super) finds: std::collections::VecDeque<Vec<Range<usize>>>,
+    /// A check found no entry left: the replica is not where the server was.
+    pub(super) short: bool,
+}
+
+/// On the server, since the chunk began: what each text check found, and the oldest row
+/// (by absolute number, at the time) a value was starred in.
+#[derive(Debug, Default)]
+pub(super) struct FoundLog {
+    pub(super) text: Vec<Vec<Range<usize>>>,
+    pub(super) starred_from: Option<u64>,
 }
 
 impl Redaction {
     pub(super) fn new(redactor: Box<dyn Redactor>) -> Redaction {
-        Redaction { redactor, scratch: Scratch::default() }
+        Redaction {
+            redactor,
+            scratch: Scratch::default(),
+            replayed: None,
+            log: FoundLog::default(),
+        }
+    }
+
+    /// A text check: the redactor's answer, written down for replicas; on a replica, the
+    /// server's answer, kept inside `text`.
+    fn find_text(&mut self, text: &[u8], found: &mut Vec<Range<usize>>) {
+        match &mut self.replayed {
+            None => {
+                self.redactor.find(text, found);
+                self.log.text.push(found.clone());
+            }
+            Some(replayed) => match replayed.finds.pop_front() {
+                Some(ranges) => found
+                    .extend(ranges.into_iter().filter(|r| r.start < r.end && r.end <= text.len())),
+                None => replayed.short = true,
+            },
+        }
     }
 }
 
@@ -182,6 +224,10 @@ fn check_span(state: &mut State, redaction: &mut Redaction, lines: &Lines, span:
     let mut starred: Vec<(u64, usize)> =
         found.iter().flat_map(|r| cells[r.clone()].iter().flatten().copied()).collect();
     starred.dedup();
+    if let Some(oldest) = starred.iter().map(|&(line, _)| line).min() {
+        let from = redaction.log.starred_from.get_or_insert(oldest);
+        *from = (*from).min(oldest);
+    }
     for (line, col) in starred {
         star(state, lines, line, col);
     }
@@ -249,7 +295,12 @@ impl State {
     /// After a chunk: check the rows that changed, and clear their marks.
     pub(super) fn redact_changes(&mut self) {
         let Some(mut redaction) = self.redaction.take() else { return };
-        if self.active.grid.any_damage() {
+        if redaction.replayed.is_some() {
+            // A replica: the rows the server starred come with the chunk, and the marks are
+            // cleared here as they are there.
+            let lines = self.lines();
+            self.active.grid.clear_damage(0..lines);
+        } else if self.active.grid.any_damage() {
             let screen = self.scrollback.pushed();
             let mut changed = std::mem::take(&mut redaction.scratch.changed);
             changed.clear();
@@ -295,7 +346,7 @@ impl State {
             }
         }
         let mut found = Vec::new();
-        redaction.redactor.find(&shown, &mut found);
+        redaction.find_text(&shown, &mut found);
         shown.fill(0);
         if found.is_empty() {
             return text;
@@ -314,7 +365,7 @@ impl State {
     pub(super) fn holds_value(&mut self, bytes: &[u8]) -> bool {
         let Some(redaction) = self.redaction.as_mut() else { return false };
         let mut found = Vec::new();
-        redaction.redactor.find(bytes, &mut found);
+        redaction.find_text(bytes, &mut found);
         !found.is_empty()
     }
 }

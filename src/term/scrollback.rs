@@ -25,6 +25,13 @@ impl Scrollback {
         Scrollback { rows: VecDeque::new(), limit, scratch: PackScratch::default(), pushed: 0 }
     }
 
+    /// A scrollback holding `rows` (oldest first, at most `limit`) as the newest of `pushed`.
+    pub(super) fn from_parts(limit: usize, pushed: u64, rows: &[Row]) -> Scrollback {
+        let mut scratch = PackScratch::default();
+        let rows = rows.iter().map(|row| PackedRow::pack_with(row, &mut scratch)).collect();
+        Scrollback { rows, limit, scratch, pushed }
+    }
+
     pub fn limit(&self) -> usize {
         self.limit
     }

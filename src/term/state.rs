@@ -533,6 +533,9 @@ impl State {
         if self.mode(Modes::ALT_SCREEN) {
             return;
         }
+        // The screen going out of sight is checked first: its changes are this chunk's, and
+        // the check after the chunk reads only the screen shown.
+        self.redact_changes();
         if how == AltScreenMode::SaveCursor {
             self.save_cursor();
         }
@@ -549,6 +552,7 @@ impl State {
         if !self.mode(Modes::ALT_SCREEN) {
             return;
         }
+        self.redact_changes();
         if how == AltScreenMode::ClearOnExit {
             let (lines, blank) = (self.lines(), self.blank());
             self.active.grid.reset_rows(0..lines, blank);

@@ -68,6 +68,15 @@ const COMPACT_FLOOR: usize = 4096;
 /// Slots in the recent-styles cache (direct-mapped by hash).
 const RECENT_SLOTS: usize = 256;
 
+/// A style table's parts, borrowed (`StyleTable::parts`).
+pub(super) struct TableParts<'a> {
+    pub styles: &'a [Style],
+    pub recent: &'a [Option<(Style, StyleId)>],
+    pub links: &'a [Hyperlink],
+    pub compact_at: usize,
+    pub peak: usize,
+}
+
 #[derive(Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
@@ -146,6 +155,32 @@ impl StyleTable {
     /// The most styles the table has held at once.
     pub fn peak(&self) -> usize {
         self.peak.max(self.styles.len())
+    }
+
+    /// Everything that decides the ids the next styles and links get, for a snapshot.
+    pub(super) fn parts(&self) -> TableParts<'_> {
+        TableParts {
+            styles: &self.styles,
+            recent: &self.recent[..],
+            links: &self.links,
+            compact_at: self.compact_at,
+            peak: self.peak,
+        }
+    }
+
+    /// A table from a snapshot's parts; the caller checked every id in them.
+    pub(super) fn from_parts(
+        styles: Vec<Style>,
+        recent: Vec<Option<(Style, StyleId)>>,
+        links: Vec<Hyperlink>,
+        compact_at: usize,
+        peak: usize,
+    ) -> Option<StyleTable> {
+        let recent: Box<[Option<(Style, StyleId)>; RECENT_SLOTS]> =
+            recent.into_boxed_slice().try_into().ok()?;
+        let link_index =
+            links.iter().enumerate().map(|(i, l)| (l.clone(), HyperlinkId(i as u32))).collect();
+        Some(StyleTable { styles, recent, links, link_index, compact_at, peak })
     }
 
     /// Whether the table has grown enough since the last compaction to be worth one.

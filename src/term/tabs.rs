@@ -13,6 +13,14 @@ impl TabStops {
     }
 
     /// Keep the stops the program set; new columns get the default stops.
+    pub(super) fn stops(&self) -> &[bool] {
+        &self.stops
+    }
+
+    pub(super) fn from_stops(stops: Vec<bool>) -> TabStops {
+        TabStops { stops }
+    }
+
     pub fn resize(&mut self, cols: usize) {
         let old = self.stops.len();
         self.stops.resize(cols, false);

@@ -7,13 +7,25 @@
 //! the order of bytes matters to the parser, so holding up to three bytes back changes nothing
 //! else, inside or outside escape sequences.
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Utf8Carry {
     bytes: [u8; 4],
     len: usize,
 }
 
 impl Utf8Carry {
+    /// The bytes held, for a snapshot.
+    pub(super) fn held(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// A carry holding `bytes`: nothing, or the start of a character it would hold.
+    pub(super) fn holding(bytes: &[u8]) -> Option<Utf8Carry> {
+        let mut carry = Utf8Carry::default();
+        carry.feed(bytes, |_| {});
+        (carry.held() == bytes).then_some(carry)
+    }
+
     /// Feed `input` through `sink` in whole characters, keeping a cut-off tail for next time.
     pub fn feed(&mut self, mut input: &[u8], mut sink: impl FnMut(&[u8])) {
         if self.len > 0 {

@@ -73,6 +73,7 @@ mod properties;
 mod pty;
 mod render;
 mod replay_cli;
+mod replica;
 #[cfg(target_os = "linux")]
 mod sandbox;
 mod seatbelt;

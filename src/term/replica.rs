@@ -1,0 +1,245 @@
+//! A replica of a pane's model: the server's bytes, plus what its redactor did.
+//!
+//! A window attached to the server feeds its replica the bytes the server's model parsed, in
+//! the same chunks, so the replica goes through the same states. The one thing it cannot do
+//! itself is what the pane's redactor does, since the replica never holds the values: the
+//! server says, for each chunk, what each of its text checks found (titles, notifications,
+//! links, the working directory, clipboard writes), which the replica's model takes in the same
+//! order in place of asking a redactor, and when values were starred in cells, the rows as they
+//! stand after the chunk, which replace the replica's. Neither holds a value.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use super::redact::{Redaction, Redactor, Replayed};
+use super::row::Row;
+use super::snapshot::codec::{Reader, Writer};
+use super::snapshot::parts::{load_row, save_row};
+use super::snapshot::SnapshotError;
+use super::Terminal;
+
+/// Where a row an edit replaces stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowPlace {
+    /// A row of the screen being shown, from the top.
+    Shown(usize),
+    /// A row of the other screen (the primary while the alternate one is shown, or back).
+    Other(usize),
+    /// A scrollback row, by absolute line number.
+    Scrollback(u64),
+}
+
+/// What a replica needs besides one chunk's bytes (empty for almost every chunk).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplicaEdits {
+    /// What each text check found, in order (byte ranges of the text checked).
+    pub text_finds: Vec<Vec<Range<usize>>>,
+    /// Rows in which values were starred, as they stand after the chunk.
+    pub rows: Vec<(RowPlace, Row)>,
+}
+
+/// Why a replica could not follow the server.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ReplicaError {
+    #[error("the replica checked text the server did not (it is out of step)")]
+    ChecksShort,
+    #[error("the server checked text the replica did not (it is out of step)")]
+    ChecksLeft,
+    #[error("an edit names a row the replica does not have")]
+    NoSuchRow,
+    #[error("an edit's row is not as wide as the screen")]
+    RowWidth,
+    #[error("an edit's row has a style the replica's table does not")]
+    StyleId,
+}
+
+/// The replica's stand-in for the redactor: it is never asked, since text checks take the
+/// server's answers and rows are not checked.
+struct Replaying;
+
+impl Redactor for Replaying {
+    fn find(&mut self, _: &[u8], _: &mut Vec<Range<usize>>) {}
+    fn longest(&self) -> usize {
+        1
+    }
+    fn line_ends(&self) -> usize {
+        // Not zero: a replica never marks clean runs (nothing reads them there).
+        1
+    }
+    fn ascii_only(&self) -> bool {
+        true
+    }
+}
+
+impl ReplicaEdits {
+    pub fn is_empty(&self) -> bool {
+        self.text_finds.is_empty() && self.rows.is_empty()
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.usize(self.text_finds.len());
+        for ranges in &self.text_finds {
+            w.usize(ranges.len());
+            for range in ranges {
+                w.usize(range.start);
+                w.usize(range.end);
+            }
+        }
+        w.usize(self.rows.len());
+        for (place, row) in &self.rows {
+            match *place {
+                RowPlace::Shown(i) => {
+                    w.u8(0);
+                    w.usize(i);
+                }
+                RowPlace::Other(i) => {
+                    w.u8(1);
+                    w.usize(i);
+                }
+                RowPlace::Scrollback(line) => {
+                    w.u8(2);
+                    w.u64(line);
+                }
+            }
+            save_row(row, &mut w);
+        }
+        w.bytes
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<ReplicaEdits, SnapshotError> {
+        let mut r = Reader::new(bytes);
+        let checks = r.count(1)?;
+        let mut text_finds = Vec::with_capacity(checks);
+        for _ in 0..checks {
+            let count = r.count(2)?;
+            let mut ranges = Vec::with_capacity(count);
+            for _ in 0..count {
+                ranges.push(r.up_to(usize::MAX, "a range")?..r.up_to(usize::MAX, "a range")?);
+            }
+            text_finds.push(ranges);
+        }
+        let count = r.count(3)?;
+        let mut rows = Vec::with_capacity(count);
+        for _ in 0..count {
+            let place = match r.u8()? {
+                0 => RowPlace::Shown(r.up_to(usize::MAX, "a row")?),
+                1 => RowPlace::Other(r.up_to(usize::MAX, "a row")?),
+                2 => RowPlace::Scrollback(r.u64()?),
+                _ => return Err(SnapshotError::Invalid("a row's place")),
+            };
+            rows.push((place, load_row(&mut r, None)?));
+        }
+        if !r.is_empty() {
+            return Err(SnapshotError::Trailing);
+        }
+        Ok(ReplicaEdits { text_finds, rows })
+    }
+}
+
+impl Terminal {
+    /// On the server, right after a chunk: what a replica needs besides its bytes.
+    pub fn replica_edits(&self) -> ReplicaEdits {
+        let Some(redaction) = &self.state.redaction else { return ReplicaEdits::default() };
+        let mut edits = ReplicaEdits { text_finds: redaction.log.text.clone(), rows: Vec::new() };
+        if let Some(from) = redaction.log.starred_from {
+            let state = &self.state;
+            let screen = state.scrollback.pushed();
+            let oldest = screen - state.scrollback.len() as u64;
+            for line in from.max(oldest)..screen {
+                if let Some(row) = state.scrollback.get_absolute(line) {
+                    edits.rows.push((RowPlace::Scrollback(line), row));
+                }
+            }
+            for (i, row) in state.active.grid.rows().iter().enumerate() {
+                edits.rows.push((RowPlace::Shown(i), row.clone()));
+            }
+            for (i, row) in state.inactive.grid.rows().iter().enumerate() {
+                edits.rows.push((RowPlace::Other(i), row.clone()));
+            }
+        }
+        edits
+    }
+
+    /// On a replica restored from a snapshot of a pane whose text is checked for values: take
+    /// the server's answers from now on (through [`Terminal::advance_replica`]).
+    pub fn replay_checks(&mut self) {
+        let mut redaction = Redaction::new(Box::new(Replaying));
+        redaction.replayed = Some(Replayed::default());
+        self.state.redaction = Some(redaction);
+    }
+
+    /// On a replica: one chunk the server's model parsed (`masked` as it was given to it),
+    /// with what the server's redactor did in it.
+    pub fn advance_replica(
+        &mut self,
+        bytes: &[u8],
+        masked: bool,
+        edits: &ReplicaEdits,
+    ) -> Result<(), ReplicaError> {
+        if let Some(replayed) = self.replayed() {
+            replayed.finds = VecDeque::from(edits.text_finds.clone());
+            replayed.short = false;
+        }
+        if masked {
+            self.advance_masked(bytes);
+        } else {
+            self.advance(bytes);
+        }
+        if let Some(replayed) = self.replayed() {
+            if replayed.short {
+                return Err(ReplicaError::ChecksShort);
+            }
+            if !replayed.finds.is_empty() {
+                replayed.finds.clear();
+                return Err(ReplicaError::ChecksLeft);
+            }
+        } else if !edits.text_finds.is_empty() {
+            return Err(ReplicaError::ChecksLeft);
+        }
+        edits.rows.iter().try_for_each(|(place, row)| self.replace_row(*place, row))
+    }
+
+    fn replayed(&mut self) -> Option<&mut Replayed> {
+        self.state.redaction.as_mut().and_then(|r| r.replayed.as_mut())
+    }
+
+    fn replace_row(&mut self, place: RowPlace, row: &Row) -> Result<(), ReplicaError> {
+        let state = &mut self.state;
+        if row.cells().iter().any(|cell| cell.style().index() >= state.styles.len()) {
+            return Err(ReplicaError::StyleId);
+        }
+        let (grid, i) = match place {
+            RowPlace::Shown(i) => (&mut state.active.grid, i),
+            RowPlace::Other(i) => (&mut state.inactive.grid, i),
+            RowPlace::Scrollback(line) => {
+                return match state.scrollback.get_absolute(line) {
+                    Some(_) => {
+                        state.scrollback.replace_absolute(line, row);
+                        Ok(())
+                    }
+                    // Only rows the replica holds change; older ones are fetched starred.
+                    None if line < state.scrollback.pushed() => Ok(()),
+                    None => Err(ReplicaError::NoSuchRow),
+                };
+            }
+        };
+        if row.len() != grid.cols() {
+            return Err(ReplicaError::RowWidth);
+        }
+        if i >= grid.lines() {
+            return Err(ReplicaError::NoSuchRow);
+        }
+        // A row the server starred is no longer fresh, and its mark was cleared by the check:
+        // the same here. Rows the edit repeats as they are keep their marks.
+        if grid.row(i) != row {
+            grid.row_mut(i).clone_from(row);
+            grid.clear_damage(i..i + 1);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "replica_tests.rs"]
+mod tests;

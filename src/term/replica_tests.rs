@@ -1,0 +1,113 @@
+//! A replica follows a server whose model checks for values, without holding them.
+
+use super::{ReplicaEdits, ReplicaError, RowPlace};
+use crate::term::test_redactor::term;
+use crate::term::{row_text, Terminal};
+
+/// A replica of `server` as it stands, taking the server's checks.
+fn replica_of(server: &Terminal) -> Terminal {
+    let (mut replica, redacted) = Terminal::restore(&server.snapshot(usize::MAX)).unwrap();
+    assert!(redacted);
+    replica.replay_checks();
+    replica
+}
+
+/// One chunk through both, as a pane and an attached window would.
+fn both(server: &mut Terminal, replica: &mut Terminal, bytes: &[u8]) -> ReplicaEdits {
+    server.advance(bytes);
+    let edits = server.replica_edits();
+    let wire = ReplicaEdits::decode(&edits.encode()).unwrap();
+    assert_eq!(wire, edits);
+    replica.advance_replica(bytes, false, &wire).unwrap();
+    let held = replica.scrollback_len();
+    same(&replica.snapshot(held), &server.snapshot(held));
+    edits
+}
+
+/// Two snapshots alike, or where they part.
+fn same(a: &[u8], b: &[u8]) {
+    if let Some(at) = a.iter().zip(b).position(|(x, y)| x != y) {
+        panic!(
+            "snapshots differ from byte {at}: {:?} / {:?}",
+            &a[at..a.len().min(at + 16)],
+            &b[at..b.len().min(at + 16)]
+        );
+    }
+    assert_eq!(a.len(), b.len());
+}
+
+fn screen(term: &Terminal) -> String {
+    term.rows().iter().map(|r| row_text(r).trim_end().to_owned()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn a_value_drawn_out_of_order_is_starred_in_the_replica_too() {
+    let mut server = term(20, 4, vec![b"SECRET"]);
+    let mut replica = replica_of(&server);
+    let edits = both(&mut server, &mut replica, b"\x1b[1;5HRET y\x1b[1;1HxSEC");
+    assert!(!edits.rows.is_empty());
+    assert_eq!(screen(&replica).lines().next(), Some("x****** y"));
+    // Plain output after it needs nothing but its bytes.
+    let edits = both(&mut server, &mut replica, b"\r\nplain text\r\n");
+    assert!(edits.is_empty());
+}
+
+#[test]
+fn a_value_starred_as_it_scrolls_away_is_starred_in_the_replica_scrollback() {
+    let mut server = term(12, 2, vec![b"SECRET"]);
+    let mut replica = replica_of(&server);
+    both(&mut server, &mut replica, b"\x1b[1;4HRET\x1b[1;1HSEC\r\n\n\n\nafter");
+    let top = replica.scrollback_row(replica.scrollback_len() - 3).unwrap();
+    assert_eq!(row_text(&top).trim_end(), "******");
+}
+
+#[test]
+fn titles_links_and_clipboard_writes_take_the_servers_findings() {
+    let mut server = term(30, 3, vec![b"SECRET"]);
+    let mut replica = replica_of(&server);
+    let edits = both(
+        &mut server,
+        &mut replica,
+        b"\x1b]2;key SECRET here\x07\x1b]8;;https://h/SECRET\x07l\x1b]8;;\x07\x1b]52;c;U0VDUkVU\x07",
+    );
+    assert_eq!(edits.text_finds.iter().filter(|found| !found.is_empty()).count(), 3);
+    assert_eq!(replica.title(), Some("key ****** here"));
+    assert!(edits.rows.is_empty());
+}
+
+#[test]
+fn a_replica_out_of_step_says_so() {
+    let mut server = term(20, 3, vec![b"SECRET"]);
+    let mut replica = replica_of(&server);
+    server.advance(b"\x1b]2;SECRET\x07");
+    let edits = server.replica_edits();
+    assert_eq!(
+        replica.advance_replica(b"no title here", false, &edits),
+        Err(ReplicaError::ChecksLeft)
+    );
+    assert_eq!(
+        replica.advance_replica(b"\x1b]2;x\x07", false, &ReplicaEdits::default()),
+        Err(ReplicaError::ChecksShort)
+    );
+    let bad =
+        ReplicaEdits { text_finds: vec![], rows: vec![(RowPlace::Shown(99), Default::default())] };
+    assert!(replica.advance_replica(b"", false, &bad).is_err());
+}
+
+#[test]
+fn bad_edits_are_errors_never_panics() {
+    let mut server = term(10, 3, vec![b"SECRET"]);
+    server.advance(b"\x1b[1;4HRET\x1b[1;1HSEC\x1b]2;SECRET\x07");
+    let bytes = server.replica_edits().encode();
+    for len in 0..bytes.len() {
+        assert!(ReplicaEdits::decode(&bytes[..len]).is_err(), "cut to {len}");
+    }
+    for at in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0xff;
+        if let Ok(edits) = ReplicaEdits::decode(&bad) {
+            let mut replica = replica_of(&term(10, 3, vec![b"SECRET"]));
+            let _ = replica.advance_replica(b"\x1b]2;x\x07abc", false, &edits);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Snapshots restore the model exactly, wherever they are taken, and refuse bad bytes.
+
+use super::SnapshotError;
+use crate::term::{TermConfig, TermSize, Terminal};
+
+/// A stream that leaves most of the state away from its defaults: styles and links, modes,
+/// tab stops, a scroll region, colors, titles, charsets, a saved cursor, marks, wide
+/// characters, the alternate screen and back, a scrollback.
+const RICH: &[u8] = b"\x1b]0;first\x07\x1b[22;0t\x1b]2;second\x07\x1b]7;file:///tmp/w\x07\
+\x1b[1;31;4:3mred\x1b[0m \x1b]8;id=x;https://example.com\x07link\x1b]8;;\x07 \
+\x1b[38;2;1;2;3;48;5;200mtrue\x1b[m\r\n\x1b(0lqk\x1b(B \xe4\xbd\xa0\xe5\xa5\xbd e\xcc\x81\r\n\
+\x1b[?1h\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[4 q\x1b]4;1;rgb:10/20/30\x07\x1b]11;#102030\x07\
+\x1b[3g\x1b[5G\x1bH\x1b[2;20r\x1b7\x1b[10;10Hsaved\x1b[?1049hALT\x1b[?1049l\
+\x1b[r\x1b[99;1H\n\n\nline one\r\nline two\r\nline three\x1b[1;3rscrolled\r\n\r\n\r\n";
+
+fn term(cols: usize, lines: usize) -> Terminal {
+    Terminal::new(TermSize::new(cols, lines), TermConfig { scrollback_lines: 50 })
+}
+
+fn restored(bytes: &[u8]) -> Terminal {
+    let (term, redacted) = Terminal::restore(bytes).expect("a snapshot restores");
+    assert!(!redacted);
+    term
+}
+
+#[test]
+fn a_snapshot_restores_the_model_exactly() {
+    let mut server = term(30, 8);
+    server.advance(RICH);
+    let bytes = server.snapshot(usize::MAX);
+    let replica = restored(&bytes);
+    assert_eq!(replica.snapshot(usize::MAX), bytes);
+    assert_eq!(replica.title(), server.title());
+    assert_eq!(replica.scrollback_len(), server.scrollback_len());
+}
+
+#[test]
+fn a_replica_restored_anywhere_follows_the_server_byte_for_byte() {
+    let stream =
+        [RICH, b"\x1b[2J\x1b[H\x1b]0;t\xc3", b"\xa9tle\x07\x1b[38;5;", b"1mx\xf0\x9f"].concat();
+    for cut in 0..=stream.len() {
+        let mut server = term(24, 6);
+        server.advance(&stream[..cut]);
+        let mut replica = restored(&server.snapshot(8));
+        for piece in stream[cut..].chunks(7) {
+            server.advance(piece);
+            replica.advance(piece);
+            let held = replica.scrollback_len();
+            assert_eq!(replica.snapshot(held), server.snapshot(held), "cut at {cut}");
+        }
+        assert_eq!(replica.rows(), server.rows(), "cut at {cut}");
+    }
+}
+
+#[test]
+fn older_scrollback_rows_stay_behind_with_their_numbers() {
+    let mut server = term(10, 3);
+    for i in 0..40 {
+        server.advance(format!("row {i}\r\n").as_bytes());
+    }
+    let replica = restored(&server.snapshot(5));
+    assert_eq!(replica.scrollback_len(), 5);
+    assert_eq!(replica.screen_line(), server.screen_line());
+    assert_eq!(replica.first_line(), server.screen_line() - 5);
+    assert_eq!(replica.line(server.screen_line() - 1), server.line(server.screen_line() - 1));
+    let newest = |t: &Terminal| t.scrollback_row(t.scrollback_len() - 1);
+    assert_eq!(newest(&replica), newest(&server));
+}
+
+#[test]
+fn bad_snapshots_are_errors_never_panics() {
+    let mut server = term(20, 5);
+    server.advance(RICH);
+    let bytes = server.snapshot(usize::MAX);
+    for len in 0..bytes.len() {
+        assert!(Terminal::restore(&bytes[..len]).is_err(), "cut to {len} bytes");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert_eq!(Terminal::restore(&longer).err(), Some(SnapshotError::Trailing));
+    let mut other = bytes.clone();
+    other[0] = 9;
+    assert_eq!(Terminal::restore(&other).err(), Some(SnapshotError::Version(9)));
+    // Every byte changed in turn: an error, or a model that still works.
+    for at in 0..bytes.len() {
+        for value in [0x00, 0x7f, 0xff] {
+            let mut bad = bytes.clone();
+            bad[at] = value;
+            if let Ok((mut term, _)) = Terminal::restore(&bad) {
+                term.advance(RICH);
+                term.resize(TermSize::new(7, 3));
+                term.advance(b"\x1b[3;3H\x1b[@\x1b[P\x1b[L\x1b[M\x1b[2J");
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The server-and-replica differential test: the generated streams run through a pane's model
+//! (the server, whose model checks for values) and through a replica that a window would keep,
+//! attached at a random point (inside an escape sequence as often as not), fed the same chunks
+//! and what the server's redactor did, and attached again after every resize, as a window is.
+//! After every step the two must be equal: cell by cell on screen, and byte for byte in a
+//! snapshot of everything the replica holds.
+
+use std::ops::Range;
+
+use paddock::term::{Redactor, ReplicaEdits, TermConfig, TermSize, Terminal};
+
+use crate::generated::{Generator, Rng};
+use crate::snapshot::{of_paddock, report};
+
+/// The values the server's model stars (the vault's redactor in a real pane).
+struct Values;
+
+const VALUES: [&[u8]; 2] = [b"SECRET", b"sk-ant-0123"];
+
+impl Redactor for Values {
+    fn find(&mut self, text: &[u8], found: &mut Vec<Range<usize>>) {
+        for value in VALUES {
+            let mut at = 0;
+            while let Some(n) = text[at..].windows(value.len()).position(|w| w == value) {
+                found.push(at + n..at + n + value.len());
+                at += n + 1;
+            }
+        }
+    }
+    fn longest(&self) -> usize {
+        11
+    }
+    fn line_ends(&self) -> usize {
+        0
+    }
+    fn ascii_only(&self) -> bool {
+        true
+    }
+}
+
+/// Ways a value reaches a screen that no single stretch of the stream shows whole.
+const DRAWN: &[&str] = &[
+    "\x1b[1;5HRET\x1b[1;1HSEC",
+    "SECXX\x08\x08RET",
+    "sk-ant-\x1b[s0123\x1b[u",
+    "\x1b]2;title SECRET\x07",
+    "\x1b]8;;https://h/sk-ant-0123\x07link\x1b]8;;\x07",
+    "SE\x1b[1mCRET\x1b[m",
+    "\x1b[?1049hSEC\x1b[3DSECRET\x1b[?1049l",
+];
+
+fn attach(server: &Terminal, rng: &mut Rng) -> Terminal {
+    let rows = rng.below(40) as usize;
+    let (mut replica, redacted) = Terminal::restore(&server.snapshot(rows)).expect("restores");
+    assert!(redacted);
+    replica.replay_checks();
+    replica
+}
+
+fn check(server: &Terminal, replica: &Terminal, seed: u64, step: usize) {
+    let (ours, theirs) = (of_paddock(replica), of_paddock(server));
+    assert!(
+        ours == theirs,
+        "seed {seed} step {step}: replica / server\n{}",
+        report(&ours, &theirs)
+    );
+    assert_eq!(replica.title(), server.title(), "seed {seed} step {step}");
+    let held = replica.scrollback_len();
+    let (a, b) = (replica.snapshot(held), server.snapshot(held));
+    let at = a.iter().zip(&b).position(|(x, y)| x != y);
+    assert!(
+        at.is_none() && a.len() == b.len(),
+        "seed {seed} step {step}: snapshots part at {at:?}"
+    );
+}
+
+#[test]
+fn a_replica_follows_the_server_through_generated_streams() {
+    for seed in 0..60u64 {
+        let mut rng = Rng::new(seed ^ 0x5eed);
+        let mut ops = Generator::new(seed).ops(250);
+        for _ in 0..8 {
+            let at = rng.below(ops.len() as u64) as usize;
+            ops.insert(at, rng.pick(DRAWN).to_owned());
+        }
+        let stream = ops.concat().into_bytes();
+        let (cols, lines) = (12 + (seed as usize * 7) % 60, 3 + (seed as usize * 3) % 15);
+        let mut server =
+            Terminal::new(TermSize::new(cols, lines), TermConfig { scrollback_lines: 200 });
+        server.set_redactor(Box::new(Values));
+        let mut replica = None;
+        let mut at = 0;
+        let mut step = 0;
+        while at < stream.len() {
+            let end = (at + 1 + rng.below(48) as usize).min(stream.len());
+            let chunk = &stream[at..end];
+            at = end;
+            step += 1;
+            if replica.is_none() && rng.below(12) == 0 {
+                replica = Some(attach(&server, &mut rng));
+            }
+            let masked = rng.below(2) == 0;
+            if masked {
+                server.advance_masked(chunk);
+            } else {
+                server.advance(chunk);
+            }
+            let edits = server.replica_edits();
+            let Some(copy) = replica.as_mut() else { continue };
+            let edits = ReplicaEdits::decode(&edits.encode()).expect("edits decode");
+            if let Err(e) = copy.advance_replica(chunk, masked, &edits) {
+                panic!("seed {seed} step {step}: {e}");
+            }
+            check(&server, copy, seed, step);
+            if rng.below(30) == 0 {
+                let size = TermSize::new(5 + rng.below(70) as usize, 2 + rng.below(20) as usize);
+                server.resize(size);
+                replica = Some(attach(&server, &mut rng));
+                check(&server, replica.as_ref().expect("attached"), seed, step);
+            }
+        }
+        let replica = replica.unwrap_or_else(|| attach(&server, &mut rng));
+        check(&server, &replica, seed, step);
+        let shown = replica.screen_text() + replica.title().unwrap_or_default();
+        assert!(!shown.contains("SECRET") && !shown.contains("sk-ant-0123"), "seed {seed}");
+    }
+}
