@@ -49,6 +49,9 @@ pub struct RunArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the server that owns the panes, without a window (as `--headless`): windows
+    /// attach to it through the attach socket beside its control socket.
+    Server(RunArgs),
     /// Feed a recorded byte stream to the terminal model and print the final screen.
     Replay(ReplayArgs),
     /// List every pane of every running instance.

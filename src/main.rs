@@ -69,6 +69,7 @@ fn main() -> ExitCode {
         Some(Command::Hook(args)) => {
             finish("paddock hook", hook_cli::run(args.verb, cli.run.config.as_deref()), 1)
         }
+        Some(Command::Server(args)) => run(RunArgs { headless: true, ..args }),
         None => run(cli.run),
     }
 }

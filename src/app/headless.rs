@@ -19,8 +19,19 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let mut server = Server::start(&options, Arc::new(|| {}))?;
     server.open_first_tab()?;
     let config_changes = server.config_changes();
+    let (windows, window_inputs) = (server.windows(), server.window_inputs());
     let exit_code = loop {
         select! {
+            recv(windows) -> stream => {
+                if let Ok(stream) = stream {
+                    server.attach_window(stream);
+                }
+            }
+            recv(window_inputs) -> input => {
+                if let Ok(input) = input {
+                    server.window_input(input);
+                }
+            }
             recv(server.calls()) -> call => {
                 let Ok(call) = call else { break 0 };
                 if let Some(code) = server.answer(call) {

@@ -6,6 +6,8 @@
 //! configured lock into what the kernel is asked to enforce.
 
 #[cfg(unix)]
+pub mod attach;
+#[cfg(unix)]
 mod broker;
 #[cfg(unix)]
 pub mod egress;

@@ -14,6 +14,7 @@ use super::pane_endpoint::{self, PaneEndpoints};
 use super::workspace::{Outcome, Workspace, WorkspaceOptions};
 use crate::config::watch::{watch, ConfigWatcher};
 use crate::config::{Config, ThreadSpec};
+use crate::ctl::attach::{attach_socket, AttachServer};
 use crate::ctl::protocol::Reply;
 use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer, Scope};
 use crate::mux::PaneId;
@@ -45,6 +46,8 @@ pub struct ServerOptions {
 pub struct Server {
     workspace: Workspace,
     control: ControlServer,
+    /// Where windows attach (beside the control socket).
+    attach: AttachServer,
     closing: Vec<JoinHandle<()>>,
     command: Vec<String>,
     /// The configured threads, opened at launch when no command is given.
@@ -74,6 +77,8 @@ impl Server {
             }
         };
         let control = ControlServer::bind(&socket)?;
+        let attach = AttachServer::bind(&attach_socket(&socket))
+            .context("cannot listen for windows to attach")?;
         if let Some(problems) = &options.config_problems {
             eprintln!("paddock: the configuration has problems; using the defaults:\n{problems}");
         }
@@ -111,6 +116,7 @@ impl Server {
         Ok(Server {
             workspace,
             control,
+            attach,
             closing: Vec::new(),
             command: options.command.clone(),
             threads: options.config.threads.clone(),
@@ -143,6 +149,30 @@ impl Server {
 
     pub fn calls(&self) -> &crossbeam_channel::Receiver<Call> {
         self.control.calls()
+    }
+
+    /// Windows that said hello on the attach socket, to be served (`attach_window`).
+    pub fn windows(&self) -> crossbeam_channel::Receiver<std::os::unix::net::UnixStream> {
+        self.attach.windows().clone()
+    }
+
+    /// Serve an attached window: every pane's snapshot, then every change.
+    pub fn attach_window(&mut self, stream: std::os::unix::net::UnixStream) {
+        if let Err(e) = self.workspace.attach_window(stream) {
+            eprintln!("paddock: cannot serve a window that attached: {e}");
+        }
+    }
+
+    /// What the attached windows typed, for their panes.
+    pub fn window_inputs(&self) -> crossbeam_channel::Receiver<crate::app::attach::WindowInput> {
+        self.workspace.attached().inputs().clone()
+    }
+
+    /// Input from an attached window: to its pane's program (a pane gone meanwhile is no one's).
+    pub fn window_input(&mut self, input: crate::app::attach::WindowInput) {
+        if let Some(session) = self.workspace.session(input.pane) {
+            let _ = session.send(input.bytes);
+        }
     }
 
     /// A signal after each edit of the configuration file (never, when it is not watched).

@@ -2,6 +2,19 @@
 
 use super::protocol::{InstanceInfo, PaneInfo, PaneState, PulseInfo};
 
+/// The windows attached to an instance, after its socket: nothing when there are none.
+fn windows_words(windows: &[super::protocol::WindowInfo]) -> String {
+    let pids: Vec<String> = windows.iter().filter_map(|w| w.pid).map(|p| p.to_string()).collect();
+    match (windows.len(), pids.is_empty()) {
+        (0, _) => String::new(),
+        (n, true) => format!("  {n} window{} attached", if n == 1 { "" } else { "s" }),
+        (n, false) => {
+            let s = if n == 1 { "" } else { "s" };
+            format!("  {n} window{s} attached (pid{s} {})", pids.join(", "))
+        }
+    }
+}
+
 /// The table `paddock ls` prints: panes that wait for their user first, the longest waiting
 /// first, then the rest in order. The focused pane is marked with `*`.
 pub fn format_listing(instances: &[InstanceInfo]) -> String {
@@ -10,7 +23,9 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
     }
     let mut out = String::new();
     for instance in instances {
-        out.push_str(&format!("instance {}  {}\n", instance.pid, instance.socket.display()));
+        out.push_str(&format!("instance {}  {}", instance.pid, instance.socket.display()));
+        out.push_str(&windows_words(&instance.windows));
+        out.push('\n');
         let mut rows = vec![[
             "PANE".to_owned(),
             "TAB".into(),
@@ -243,6 +258,7 @@ mod tests {
             ],
             config_problems: Some("config.ron:1:2: fnt: unknown field".into()),
             cgroups: String::new(),
+            windows: Vec::new(),
         };
         let expected = "\
 instance 42  /run/user/1000/paddock/42.sock
@@ -297,6 +313,7 @@ instance 42  /run/user/1000/paddock/42.sock
             panes: vec![asking],
             config_problems: None,
             cgroups: String::new(),
+            windows: Vec::new(),
         };
         let listing = format_listing(&[instance]);
         assert!(!listing.contains('\u{1b}') && !listing.contains('\u{7}'), "{listing:?}");

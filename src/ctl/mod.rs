@@ -11,18 +11,24 @@ mod listing;
 pub mod protocol;
 
 #[cfg(unix)]
+pub mod attach;
+#[cfg(unix)]
 mod client;
 #[cfg(unix)]
 mod paths;
 #[cfg(unix)]
 mod peer;
+pub mod replicas;
 #[cfg(unix)]
 mod server;
+pub mod wire;
 
 #[cfg(unix)]
 pub use client::{resolve_all, resolve_one, Client};
 #[cfg(unix)]
 pub use paths::{instance_socket, live_instances, prepare_socket_dir, socket_dir};
+#[cfg(unix)]
+pub use peer::connected_pid;
 #[cfg(unix)]
 pub use server::{Call, ControlServer, Scope};
 

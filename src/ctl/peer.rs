@@ -31,6 +31,17 @@ fn peer_cred(stream: &UnixStream) -> std::io::Result<libc::ucred> {
     Ok(cred)
 }
 
+/// The process id of the process that connected, where the kernel tells it.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn connected_pid(stream: &UnixStream) -> Option<u32> {
+    peer_cred(stream).ok().and_then(|cred| u32::try_from(cred.pid).ok()).filter(|&p| p > 0)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub fn connected_pid(_stream: &UnixStream) -> Option<u32> {
+    None
+}
+
 /// The uid of the process that connected.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 pub(super) fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {

@@ -100,37 +100,14 @@ impl ControlServer {
         sender: Sender<Call>,
         calls: Receiver<Call>,
     ) -> Result<ControlServer, CtlError> {
-        check_length(path)?;
-        if let Ok(meta) = std::fs::symlink_metadata(path) {
-            // Only a socket nobody answers on may be replaced; never a file that happens to
-            // be in the way (`--listen notes.txt`).
-            if !meta.file_type().is_socket() {
-                return Err(CtlError::NotASocket(path.to_owned()));
-            }
-            if probe(path) != Liveness::Stale {
-                return Err(CtlError::InUse(path.to_owned()));
-            }
-        }
-        // Listen under a private name first and rename into place, so the socket appears
-        // already listening with its final mode: a client probing it in between would
-        // otherwise find it refusing and remove it as stale.
-        let bind_error = |source| CtlError::Bind { path: path.to_owned(), source };
-        let staging = staging_path(path);
-        let _ = std::fs::remove_file(&staging);
-        let listener = UnixListener::bind(&staging).map_err(bind_error)?;
-        let placed = std::fs::set_permissions(&staging, std::fs::Permissions::from_mode(0o600))
-            .and_then(|()| std::fs::rename(&staging, path));
-        if let Err(e) = placed {
-            let _ = std::fs::remove_file(&staging);
-            return Err(bind_error(e));
-        }
+        let listener = bind_private(path)?;
         let shutdown = Arc::new(AtomicBool::new(false));
         let flag = shutdown.clone();
         let to_app = sender.clone();
         std::thread::Builder::new()
             .name("ctl-listener".into())
             .spawn(move || accept_loop(&listener, &to_app, &flag, scope))
-            .map_err(bind_error)?;
+            .map_err(|source| CtlError::Bind { path: path.to_owned(), source })?;
         Ok(ControlServer { path: path.to_owned(), calls, sender, shutdown })
     }
 
@@ -158,6 +135,53 @@ impl Drop for ControlServer {
     }
 }
 
+/// Listen on `path` (mode 0600). A socket left there by a dead instance is replaced; a live
+/// one is not, nor anything that is not a socket.
+pub(super) fn bind_private(path: &Path) -> Result<UnixListener, CtlError> {
+    check_length(path)?;
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        // Only a socket nobody answers on may be replaced; never a file that happens to
+        // be in the way (`--listen notes.txt`).
+        if !meta.file_type().is_socket() {
+            return Err(CtlError::NotASocket(path.to_owned()));
+        }
+        if probe(path) != Liveness::Stale {
+            return Err(CtlError::InUse(path.to_owned()));
+        }
+    }
+    // Listen under a private name first and rename into place, so the socket appears
+    // already listening with its final mode: a client probing it in between would
+    // otherwise find it refusing and remove it as stale.
+    let bind_error = |source| CtlError::Bind { path: path.to_owned(), source };
+    let staging = staging_path(path);
+    let _ = std::fs::remove_file(&staging);
+    let listener = UnixListener::bind(&staging).map_err(bind_error)?;
+    let placed = std::fs::set_permissions(&staging, std::fs::Permissions::from_mode(0o600))
+        .and_then(|()| std::fs::rename(&staging, path));
+    if let Err(e) = placed {
+        let _ = std::fs::remove_file(&staging);
+        return Err(bind_error(e));
+    }
+    Ok(listener)
+}
+
+/// Whether the peer on `stream` may use a socket of `scope`: this user's, and for the
+/// instance's sockets, not in another user or PID namespace (a lock).
+pub(super) fn check_peer(stream: &UnixStream, scope: Scope) -> Result<(), String> {
+    // The instance's socket is out of every lock's reach; a peer in another user or PID
+    // namespace (a lock, should it reach it all the same) is refused as a second wall.
+    // A pane's endpoint is there for its locked program.
+    if scope == Scope::Instance {
+        peer_outside_our_namespaces(stream)?;
+    }
+    let own = own_uid();
+    match peer_uid(stream) {
+        Ok(uid) if may_connect(uid, own) => Ok(()),
+        Ok(uid) => Err(format!("uid {uid} may not control this instance, which runs as uid {own}")),
+        Err(e) => Err(format!("cannot tell who is connecting: {e}")),
+    }
+}
+
 /// `.<name>.<pid>.tmp` beside `path`: not a `*.sock`, so instance discovery never looks at it.
 fn staging_path(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -166,7 +190,6 @@ fn staging_path(path: &Path) -> PathBuf {
 
 fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicBool, scope: Scope) {
     let active = Arc::new(AtomicUsize::new(0));
-    let own = own_uid();
     for stream in listener.incoming() {
         if shutdown.load(Ordering::SeqCst) {
             return;
@@ -177,31 +200,9 @@ fn accept_loop(listener: &UnixListener, calls: &Sender<Call>, shutdown: &AtomicB
             continue;
         };
         // The refusal is a short line into an empty socket buffer: it cannot block.
-        // The instance's socket is out of every lock's reach; a peer in another user or PID
-        // namespace (a lock, should it reach it all the same) is refused as a second wall.
-        // A pane's endpoint is there for its locked program.
-        if scope == Scope::Instance {
-            if let Err(why) = peer_outside_our_namespaces(&stream) {
-                let _ =
-                    stream.write_all(Reply::error(ErrorCode::Refused, why).to_line().as_bytes());
-                continue;
-            }
-        }
-        match peer_uid(&stream) {
-            Ok(uid) if may_connect(uid, own) => {}
-            Ok(uid) => {
-                let message =
-                    format!("uid {uid} may not control this instance, which runs as uid {own}");
-                let _ = stream
-                    .write_all(Reply::error(ErrorCode::Refused, message).to_line().as_bytes());
-                continue;
-            }
-            Err(e) => {
-                let message = format!("cannot tell who is connecting: {e}");
-                let _ = stream
-                    .write_all(Reply::error(ErrorCode::Refused, message).to_line().as_bytes());
-                continue;
-            }
+        if let Err(why) = check_peer(&stream, scope) {
+            let _ = stream.write_all(Reply::error(ErrorCode::Refused, why).to_line().as_bytes());
+            continue;
         }
         if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
             let message =

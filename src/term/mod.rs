@@ -43,7 +43,7 @@ pub use cursor::CursorShape;
 pub use events::{PromptMark, Signals, TermEvent};
 pub use modes::{ModeState, Modes, MouseEncoding, MouseTracking};
 pub use redact::Redactor;
-pub use replica::{ReplicaEdits, ReplicaError, RowPlace};
+pub use replica::{Follower, ReplicaEdits, ReplicaError, RowPlace};
 pub use row::Row;
 pub use snapshot::SnapshotError;
 pub use state::MAX_DIMENSION;
@@ -88,6 +88,8 @@ pub struct Terminal {
     /// Where the parser stands in a sequence, for a snapshot (`sequence_tail.rs`).
     tail: sequence_tail::SequenceTail,
     state: State,
+    /// Who follows this model's changes: the pane's replicas (`replica.rs`).
+    follower: Option<Box<dyn Follower>>,
 }
 
 /// Parse with `terminated` (perform.rs) telling clean runs where text breaks. Apart from the
@@ -112,6 +114,7 @@ impl Terminal {
             guard: Default::default(),
             tail: Default::default(),
             state: State::new(size.cols, size.lines, config.scrollback_lines),
+            follower: None,
         }
     }
 
@@ -140,7 +143,7 @@ impl Terminal {
         // In slices, so that the style table is compacted often enough however much arrives
         // at once (a replayed file can be gigabytes).
         for slice in bytes.chunks(SLICE) {
-            let Terminal { parser, carry, guard, tail, state } = self;
+            let Terminal { parser, carry, guard, tail, state, .. } = self;
             carry.feed(slice, |whole| {
                 guard.feed(whole, |piece| match piece {
                     osc_guard::Piece::Bytes(bytes) if state.clean_runs.enabled => {
@@ -158,6 +161,25 @@ impl Terminal {
         }
         self.state.clean_runs.begin_chunk(false);
         self.state.redact_changes();
+        if self.follower.is_some() {
+            let edits = self.replica_edits();
+            if let Some(follower) = &mut self.follower {
+                follower.parsed(bytes, masked, edits);
+            }
+        }
+    }
+
+    /// Tell `follower` every change from now on, as it happens (`None`: no one).
+    pub fn set_follower(&mut self, follower: Option<Box<dyn Follower>>) {
+        self.follower = follower;
+    }
+
+    /// The model changed other than by parsing: a follower starts again from it.
+    fn restarted(&mut self) {
+        if let Some(mut follower) = self.follower.take() {
+            follower.restarted(self);
+            self.follower = Some(follower);
+        }
     }
 
     /// Check the model for the values `redactor` finds from now on: after every chunk, in the
@@ -167,6 +189,7 @@ impl Terminal {
         self.state.redaction = Some(redact::Redaction::new(redactor));
         self.state.active.grid.damage_all();
         self.state.redact_changes();
+        self.restarted();
     }
 
     /// `text` from elsewhere that is shown beside this pane (a notification its program sent
@@ -181,6 +204,7 @@ impl Terminal {
         self.state.redact_changes();
         resize::resize(&mut self.state, size.cols, size.lines);
         self.state.redact_changes();
+        self.restarted();
     }
 
     /// Bytes the terminal must send back to the program (answers to queries), oldest first.

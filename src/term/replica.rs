@@ -18,6 +18,17 @@ use super::snapshot::parts::{load_row, save_row};
 use super::snapshot::SnapshotError;
 use super::Terminal;
 
+/// Who follows a model's changes in the order they happen: on the server, a pane's replicas.
+/// Called with the model's lock held, so it must not block.
+pub trait Follower: Send {
+    /// One chunk the model parsed (as [`Terminal::advance_masked`] when `masked`), and what
+    /// its redactor did in it.
+    fn parsed(&mut self, bytes: &[u8], masked: bool, edits: ReplicaEdits);
+    /// The model changed other than by parsing (a resize, a new redactor): a replica starts
+    /// again from `term` as it now stands.
+    fn restarted(&mut self, term: &Terminal);
+}
+
 /// Where a row an edit replaces stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowPlace {

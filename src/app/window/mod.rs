@@ -44,6 +44,9 @@ enum UserEvent {
     Signal(Signal),
     /// The configuration file was edited.
     ConfigChanged,
+    /// Another window attached to this instance, or typed into it.
+    Attached(std::os::unix::net::UnixStream),
+    WindowInput(crate::app::attach::WindowInput),
 }
 
 /// Run with a window until it is closed or the instance is stopped. Returns the exit code.
@@ -67,6 +70,8 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     forward(server.calls().clone(), proxy.clone(), UserEvent::Call);
     forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
     forward(server.config_changes(), proxy.clone(), |()| UserEvent::ConfigChanged);
+    forward(server.windows(), proxy.clone(), UserEvent::Attached);
+    forward(server.window_inputs(), proxy.clone(), UserEvent::WindowInput);
     let gpu_instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(
         Box::new(event_loop.owned_display_handle()),
     ));
@@ -413,6 +418,8 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             }
             UserEvent::Signal(Signal::Stop(_)) => self.stop(event_loop, 0),
             UserEvent::ConfigChanged => self.reload_config(),
+            UserEvent::Attached(stream) => self.server.attach_window(stream),
+            UserEvent::WindowInput(input) => self.server.window_input(input),
             UserEvent::Signal(Signal::Child) => {
                 self.server.workspace_mut().check_ended_locks();
                 if let Some(code) = self.server.first_exit() {

@@ -232,6 +232,10 @@ impl Workspace {
             panes,
             config_problems: self.config_problems.clone(),
             cgroups: self.cgroups_described(),
+            #[cfg(unix)]
+            windows: self.attached().describe(),
+            #[cfg(not(unix))]
+            windows: Vec::new(),
         }
     }
 }

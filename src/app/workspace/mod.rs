@@ -157,6 +157,9 @@ pub struct Workspace {
     /// The secret broker, once a pane has had a brokered secret.
     #[cfg(unix)]
     broker: Option<crate::app::broker::InstanceBroker>,
+    /// The windows attached to this server, which every pane's model tells of each change.
+    #[cfg(unix)]
+    attached: crate::app::attach::Attached,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -194,6 +197,8 @@ impl Workspace {
             proxy_hosts: BTreeMap::new(),
             #[cfg(unix)]
             broker: None,
+            #[cfg(unix)]
+            attached: Default::default(),
         }
     }
 
@@ -356,7 +361,7 @@ impl Workspace {
         let size = self.pane_size(self.area());
         let session = PaneSession::notice(text, size, self.options.scrollback_lines);
         let entry = Pane::notice(session, Vec::new(), None, size, None);
-        self.panes.insert(pane, entry);
+        self.adopt(pane, entry);
         pane
     }
 
@@ -458,7 +463,7 @@ impl Workspace {
         let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
         let command = self.command_or_default(spec.command.clone());
         let entry = Pane::notice(session, command, spec.cwd.clone(), size, Some(spec.clone()));
-        self.panes.insert(pane, entry);
+        self.adopt(pane, entry);
     }
 
     /// The last `host:port` `pane`'s network allow-list refused, not allowed since.
@@ -670,8 +675,30 @@ impl Workspace {
         }
     }
 
+    /// Add `pane`, and have its model tell the attached windows of each change.
+    fn adopt(&mut self, pane: PaneId, entry: Pane) {
+        #[cfg(unix)]
+        self.attached.follow(pane, &entry.session);
+        self.panes.insert(pane, entry);
+    }
+
+    /// The windows attached to this server.
+    #[cfg(unix)]
+    pub fn attached(&self) -> &crate::app::attach::Attached {
+        &self.attached
+    }
+
+    /// Serve a window that said hello on `stream`.
+    #[cfg(unix)]
+    pub fn attach_window(&mut self, stream: std::os::unix::net::UnixStream) -> std::io::Result<()> {
+        let panes = self.panes.iter().map(|(id, pane)| (*id, &pane.session));
+        self.attached.attach(stream, panes)
+    }
+
     /// Take `pane` out of the layout and return its session, still running, for closing.
     pub fn take(&mut self, pane: PaneId) -> Option<PaneSession> {
+        #[cfg(unix)]
+        self.attached.closed(pane);
         let entry = self.panes.remove(&pane)?;
         if let Some(sampler) = &self.sampler {
             sampler.forget(pane.0);

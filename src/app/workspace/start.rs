@@ -191,7 +191,7 @@ impl Workspace {
             brokered: brokered_names,
             muted: false,
         };
-        self.panes.insert(pane, entry);
+        self.adopt(pane, entry);
         Ok(())
     }
 

@@ -294,6 +294,16 @@ pub struct InstanceInfo {
     /// Whether each pane has a cgroup of its own, and what is in effect, in words.
     #[serde(default)]
     pub cgroups: String,
+    /// The windows attached to this instance (other than its own, if it has one).
+    #[serde(default)]
+    pub windows: Vec<WindowInfo>,
+}
+
+/// A window attached to an instance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowInfo {
+    /// Its process, where the system tells it.
+    pub pid: Option<u32>,
 }
 
 /// A brokered secret of a pane: `active`, `suspended` or `revoked`.

@@ -75,6 +75,7 @@ impl Terminal {
             guard,
             tail: SequenceTail::default(),
             state,
+            follower: None,
         };
         terminal.resume_sequence(tail_bytes)?;
         Ok((terminal, redacted))

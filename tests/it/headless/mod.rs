@@ -3,6 +3,7 @@
 
 mod agent;
 mod agent_pulse;
+mod attach;
 mod broker;
 mod config;
 mod control;
@@ -122,7 +123,7 @@ impl Drop for Runtime {
 pub struct Instance {
     pub child: Child,
     pub socket: PathBuf,
-    runtime_dir: PathBuf,
+    pub runtime_dir: PathBuf,
 }
 
 impl Instance {

@@ -1,0 +1,252 @@
+//! The windows attached to this server: every pane's model tells them each change as it
+//! happens, and what they type goes to the panes.
+//!
+//! A pane's model has a follower (`PaneFeed`) that runs under the model's lock right after each
+//! chunk, so a window that is sent a pane's snapshot under that same lock and then added to the
+//! pane's list gets every later chunk exactly once, in order. Frames are encoded once per
+//! change and queued to each window's writer thread; a window whose queue is full (it stopped
+//! reading) is dropped rather than let hold the pane, and it attaches again from fresh
+//! snapshots. A window's reader thread hands its input to the main loop; a bad frame closes
+//! that window, never the server.
+
+use std::collections::HashMap;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::ctl::protocol::WindowInfo;
+use crate::ctl::wire::{read_frame, write_frames, ToServer, ToWindow, WireError, MAX_INPUT};
+use crate::mux::PaneId;
+use crate::pty::PaneSession;
+use crate::term::{Follower, ReplicaEdits, Terminal};
+
+/// Frames queued for one window before it counts as not reading.
+const QUEUED_FRAMES: usize = 512;
+/// Scrollback rows sent with a pane's snapshot; older ones stay on the server.
+pub const SNAPSHOT_SCROLLBACK: usize = 1000;
+/// A window that takes no frame for this long is dropped.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Input from a window for a pane's program.
+pub struct WindowInput {
+    pub pane: PaneId,
+    pub bytes: Vec<u8>,
+}
+
+/// One attached window, as the server sees it.
+struct Window {
+    /// Its process, where the system tells it (for `paddock ls`).
+    pid: Option<u32>,
+    frames: Sender<Arc<[u8]>>,
+    /// It left, fell behind or sent a bad frame: nothing more is queued for it.
+    gone: AtomicBool,
+    /// Why the server ends it, said last (nothing when the window left).
+    farewell: Mutex<Option<String>>,
+}
+
+impl Window {
+    fn send(&self, frame: &Arc<[u8]>) {
+        if !self.gone.load(Ordering::Acquire) && self.frames.try_send(frame.clone()).is_err() {
+            self.end(Some("this window fell behind the server's output; attach again".into()));
+        }
+    }
+
+    fn end(&self, reason: Option<String>) {
+        let mut farewell = lock(&self.farewell);
+        if farewell.is_none() && !self.gone.load(Ordering::Acquire) {
+            *farewell = reason;
+        }
+        self.gone.store(true, Ordering::Release);
+    }
+}
+
+type Subscribers = Arc<Mutex<Vec<Arc<Window>>>>;
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A pane's model's follower: each change, to the windows that hold its replica.
+struct PaneFeed {
+    pane: u32,
+    subscribers: Subscribers,
+}
+
+impl PaneFeed {
+    fn send(&self, frame: impl FnOnce() -> ToWindow) {
+        let mut subscribers = lock(&self.subscribers);
+        subscribers.retain(|w| !w.gone.load(Ordering::Acquire));
+        if subscribers.is_empty() {
+            return;
+        }
+        let frame: Arc<[u8]> = frame().encode().into();
+        for window in subscribers.iter() {
+            window.send(&frame);
+        }
+    }
+}
+
+impl Follower for PaneFeed {
+    fn parsed(&mut self, bytes: &[u8], masked: bool, edits: ReplicaEdits) {
+        let pane = self.pane;
+        self.send(|| ToWindow::Chunk {
+            pane,
+            masked,
+            bytes: bytes.to_vec(),
+            edits: edits.encode(),
+        });
+    }
+
+    fn restarted(&mut self, term: &Terminal) {
+        let pane = self.pane;
+        self.send(|| ToWindow::Pane { pane, snapshot: term.snapshot(SNAPSHOT_SCROLLBACK) });
+    }
+}
+
+/// Every attached window, and each pane's list of them.
+pub struct Attached {
+    windows: Vec<Arc<Window>>,
+    panes: HashMap<PaneId, Subscribers>,
+    input: Sender<WindowInput>,
+    inputs: Receiver<WindowInput>,
+}
+
+impl Default for Attached {
+    fn default() -> Self {
+        let (input, inputs) = crossbeam_channel::bounded(256);
+        Attached { windows: Vec::new(), panes: HashMap::new(), input, inputs }
+    }
+}
+
+impl Attached {
+    /// What the windows typed, for the main loop.
+    pub fn inputs(&self) -> &Receiver<WindowInput> {
+        &self.inputs
+    }
+
+    /// The windows attached now, as `paddock ls` shows them.
+    pub fn describe(&self) -> Vec<WindowInfo> {
+        let here = self.windows.iter().filter(|w| !w.gone.load(Ordering::Acquire));
+        here.map(|w| WindowInfo { pid: w.pid }).collect()
+    }
+
+    /// Follow `pane`'s model from now on; windows attached now get its snapshot.
+    pub fn follow(&mut self, pane: PaneId, session: &PaneSession) {
+        self.windows.retain(|w| !w.gone.load(Ordering::Acquire));
+        let subscribers: Subscribers = Arc::new(Mutex::new(Vec::new()));
+        let mut term = lock(session.terminal());
+        let feed = PaneFeed { pane: pane.0, subscribers: subscribers.clone() };
+        term.set_follower(Some(Box::new(feed)));
+        if !self.windows.is_empty() {
+            let frame: Arc<[u8]> =
+                ToWindow::Pane { pane: pane.0, snapshot: term.snapshot(SNAPSHOT_SCROLLBACK) }
+                    .encode()
+                    .into();
+            let mut list = lock(&subscribers);
+            for window in &self.windows {
+                window.send(&frame);
+                list.push(window.clone());
+            }
+        }
+        drop(term);
+        // A pane started again in the same place: its old model (closing) tells no one.
+        if let Some(old) = self.panes.insert(pane, subscribers) {
+            lock(&old).clear();
+        }
+    }
+
+    /// `pane` is gone: tell the windows.
+    pub fn closed(&mut self, pane: PaneId) {
+        if let Some(old) = self.panes.remove(&pane) {
+            // Its last output while it closes goes to no one.
+            lock(&old).clear();
+            let frame: Arc<[u8]> = ToWindow::Closed { pane: pane.0 }.encode().into();
+            self.windows.iter().for_each(|w| w.send(&frame));
+        }
+    }
+
+    /// Serve a window that said hello on `stream`: every pane's snapshot, then every change.
+    pub fn attach<'a>(
+        &mut self,
+        stream: UnixStream,
+        panes: impl Iterator<Item = (PaneId, &'a PaneSession)>,
+    ) -> std::io::Result<()> {
+        let (frames, queued) = crossbeam_channel::bounded(QUEUED_FRAMES);
+        let window = Arc::new(Window {
+            pid: crate::ctl::connected_pid(&stream),
+            frames,
+            gone: AtomicBool::new(false),
+            farewell: Mutex::new(None),
+        });
+        stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
+        let (reading, writing) = (stream.try_clone()?, stream);
+        let writer = window.clone();
+        std::thread::Builder::new()
+            .name("window-writer".into())
+            .spawn(move || write_to(writing, &writer, &queued))?;
+        let reader = window.clone();
+        let input = self.input.clone();
+        std::thread::Builder::new()
+            .name("window-reader".into())
+            .spawn(move || read_from(reading, &reader, &input))?;
+        for (pane, session) in panes {
+            let Some(subscribers) = self.panes.get(&pane) else { continue };
+            let term = lock(session.terminal());
+            let snapshot = term.snapshot(SNAPSHOT_SCROLLBACK);
+            window.send(&ToWindow::Pane { pane: pane.0, snapshot }.encode().into());
+            lock(subscribers).push(window.clone());
+        }
+        self.windows.push(window);
+        Ok(())
+    }
+}
+
+/// A window's writer thread: its queued frames, in order, until it goes.
+fn write_to(mut stream: UnixStream, window: &Window, queued: &Receiver<Arc<[u8]>>) {
+    loop {
+        match queued.recv_timeout(Duration::from_millis(200)) {
+            Ok(frame) => {
+                if write_frames(&mut stream, &[&frame]).is_err() {
+                    window.end(None);
+                    break;
+                }
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        }
+        if window.gone.load(Ordering::Acquire) && queued.is_empty() {
+            if let Some(reason) = lock(&window.farewell).take() {
+                let _ = write_frames(&mut stream, &[&ToWindow::Refused { reason }.encode()]);
+            }
+            break;
+        }
+    }
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+/// A window's reader thread: its input for the main loop, until it detaches or errs.
+fn read_from(stream: UnixStream, window: &Window, input: &Sender<WindowInput>) {
+    let mut buf = Vec::new();
+    let mut reading = &stream;
+    let reason = loop {
+        let frame = match read_frame(&mut reading, MAX_INPUT + 16, &mut buf) {
+            Ok(frame) => frame,
+            Err(WireError::Closed) => break None,
+            Err(e) => break Some(e.to_string()),
+        };
+        match ToServer::decode(frame) {
+            Ok(ToServer::Input { pane, bytes }) => {
+                if input.send(WindowInput { pane: PaneId(pane), bytes }).is_err() {
+                    break None;
+                }
+            }
+            Ok(ToServer::Detach) => break None,
+            Ok(ToServer::Hello { .. }) => break Some("a second hello".into()),
+            Err(e) => break Some(e.to_string()),
+        }
+    };
+    window.end(reason);
+}

@@ -1,0 +1,151 @@
+//! The attach socket: where windows connect to the server that owns the panes.
+//!
+//! It sits beside the instance's control socket (`<pid>.attach` beside `<pid>.sock`, in the
+//! same private folder) and takes the same checks: a peer of another user, or in another user
+//! or PID namespace (a lock), is refused. A connection speaks `wire`'s binary frames; this side
+//! only accepts it and exchanges hellos (within [`HELLO_WAIT`], versions compared), then hands
+//! the greeted stream to the app, which serves it on threads of its own.
+
+use std::io::Write;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use super::server::{bind_private, check_peer};
+use super::wire::{read_frame, ToServer, ToWindow, WireError, VERSION};
+use super::{CtlError, Scope};
+
+/// How long a new connection has to say hello.
+pub const HELLO_WAIT: Duration = Duration::from_secs(10);
+/// Greeted windows the app has not taken yet; more are told the server is busy.
+const WAITING: usize = 16;
+
+/// The attach socket beside the control socket at `control`.
+pub fn attach_socket(control: &Path) -> PathBuf {
+    control.with_extension("attach")
+}
+
+/// A listening attach socket. Dropping it stops listening and removes the socket file.
+pub struct AttachServer {
+    path: PathBuf,
+    windows: Receiver<UnixStream>,
+    shutdown: Arc<AtomicBool>,
+}
+
+impl AttachServer {
+    /// Listen on `path` (see [`attach_socket`]); the folder is private already.
+    pub fn bind(path: &Path) -> Result<AttachServer, CtlError> {
+        let listener = bind_private(path)?;
+        let (to_app, windows) = crossbeam_channel::bounded(WAITING);
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let flag = shutdown.clone();
+        std::thread::Builder::new()
+            .name("attach-listener".into())
+            .spawn(move || accept_loop(&listener, &to_app, &flag))
+            .map_err(|source| CtlError::Bind { path: path.to_owned(), source })?;
+        Ok(AttachServer { path: path.to_owned(), windows, shutdown })
+    }
+
+    /// Windows that said hello, ready to be served.
+    pub fn windows(&self) -> &Receiver<UnixStream> {
+        &self.windows
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for AttachServer {
+    fn drop(&mut self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+        let _ = UnixStream::connect(&self.path);
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn refuse(mut stream: &UnixStream, reason: String) {
+    // A short frame into an empty socket buffer: it cannot block for long.
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    let _ = stream.write_all(&ToWindow::Refused { reason }.encode());
+}
+
+fn accept_loop(listener: &UnixListener, to_app: &Sender<UnixStream>, shutdown: &AtomicBool) {
+    for stream in listener.incoming() {
+        if shutdown.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        if let Err(why) = check_peer(&stream, Scope::Instance) {
+            refuse(&stream, why);
+            continue;
+        }
+        let to_app = to_app.clone();
+        // Its own thread: a client that never says hello holds only that.
+        let _ =
+            std::thread::Builder::new().name("attach-hello".into()).spawn(move || {
+                match greet(&stream) {
+                    Ok(()) => {
+                        if let Err(e) = to_app.try_send(stream) {
+                            refuse(&e.into_inner(), "the server is busy attaching windows".into());
+                        }
+                    }
+                    Err(e) => refuse(&stream, e.to_string()),
+                }
+            });
+    }
+}
+
+/// The server's side of the hellos.
+fn greet(stream: &UnixStream) -> Result<(), WireError> {
+    stream.set_read_timeout(Some(HELLO_WAIT))?;
+    stream.set_write_timeout(Some(HELLO_WAIT))?;
+    let mut buf = Vec::new();
+    let frame = read_frame(&mut &*stream, 64, &mut buf)?;
+    match ToServer::decode(frame)? {
+        ToServer::Hello { version: VERSION } => {}
+        ToServer::Hello { version } => return Err(WireError::Version(version)),
+        _ => return Err(WireError::Malformed("the first frame is not a hello")),
+    }
+    let hello = ToWindow::Hello { version: VERSION, server_pid: std::process::id() };
+    (&*stream).write_all(&hello.encode())?;
+    stream.set_read_timeout(None)?;
+    Ok(())
+}
+
+/// A window's side: connect to the attach socket at `path` and exchange hellos. Returns the
+/// stream and the server's process id.
+pub fn connect(path: &Path) -> Result<(UnixStream, u32), AttachError> {
+    let stream = UnixStream::connect(path)
+        .map_err(|source| AttachError::Connect { path: path.to_owned(), source })?;
+    stream.set_read_timeout(Some(HELLO_WAIT)).map_err(WireError::from)?;
+    (&stream).write_all(&ToServer::Hello { version: VERSION }.encode()).map_err(WireError::from)?;
+    let mut buf = Vec::new();
+    let frame = read_frame(&mut &stream, 1 << 16, &mut buf)?;
+    match ToWindow::decode(frame)? {
+        ToWindow::Hello { version: VERSION, server_pid } => {
+            stream.set_read_timeout(None).map_err(WireError::from)?;
+            Ok((stream, server_pid))
+        }
+        ToWindow::Hello { version, .. } => Err(WireError::Version(version).into()),
+        ToWindow::Refused { reason } => Err(AttachError::Refused(reason)),
+        _ => Err(WireError::Malformed("the server's first frame is not a hello").into()),
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AttachError {
+    #[error("cannot reach the paddock server at {path}: {source}")]
+    Connect { path: PathBuf, source: std::io::Error },
+    #[error("the paddock server refused this window: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    Wire(#[from] WireError),
+}

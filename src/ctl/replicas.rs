@@ -1,0 +1,94 @@
+//! A window's replicas of the server's panes: the server's frames in, models to draw out.
+//!
+//! Each pane's replica is a `Terminal` restored from the server's snapshot and fed the chunks
+//! the server's model parsed, with what its redactor did (`term::replica`), so it stays equal to
+//! the server's model. It never answers the program: its replies and events are dropped (the
+//! server's model answered already). A frame the replica cannot follow is an error: the window
+//! attaches again and starts from fresh snapshots.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::wire::ToWindow;
+use crate::term::{ReplicaEdits, ReplicaError, SnapshotError, Terminal};
+
+/// What a frame changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// A pane's replica was made (new, or started again after a resize).
+    Pane(u32),
+    /// A pane's replica took a chunk of output.
+    Output(u32),
+    Closed(u32),
+    /// The server will not go on with this window.
+    Refused(String),
+    /// A frame a window does not act on.
+    Nothing,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplicaFault {
+    #[error("pane {pane}'s snapshot cannot be read: {source}")]
+    Snapshot { pane: u32, source: SnapshotError },
+    #[error("pane {pane}'s edits cannot be read: {source}")]
+    Edits { pane: u32, source: SnapshotError },
+    #[error("pane {pane}'s replica fell out of step: {source}")]
+    Step { pane: u32, source: ReplicaError },
+    #[error("output for pane {0}, which this window has no replica of")]
+    UnknownPane(u32),
+}
+
+/// Every pane's replica, by the server's pane id.
+#[derive(Default)]
+pub struct Replicas {
+    panes: BTreeMap<u32, Arc<Mutex<Terminal>>>,
+}
+
+impl Replicas {
+    pub fn get(&self, pane: u32) -> Option<&Arc<Mutex<Terminal>>> {
+        self.panes.get(&pane)
+    }
+
+    pub fn panes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.panes.keys().copied()
+    }
+
+    /// Take one frame from the server.
+    pub fn apply(&mut self, frame: ToWindow) -> Result<Applied, ReplicaFault> {
+        match frame {
+            ToWindow::Pane { pane, snapshot } => {
+                let (mut term, replayed) = Terminal::restore(&snapshot)
+                    .map_err(|source| ReplicaFault::Snapshot { pane, source })?;
+                if replayed {
+                    term.replay_checks();
+                }
+                match self.panes.get(&pane) {
+                    // The drawer may hold the old one: swap the model inside it.
+                    Some(shared) => *shared.lock().unwrap_or_else(PoisonError::into_inner) = term,
+                    None => {
+                        self.panes.insert(pane, Arc::new(Mutex::new(term)));
+                    }
+                }
+                Ok(Applied::Pane(pane))
+            }
+            ToWindow::Chunk { pane, masked, bytes, edits } => {
+                let edits = ReplicaEdits::decode(&edits)
+                    .map_err(|source| ReplicaFault::Edits { pane, source })?;
+                let shared = self.panes.get(&pane).ok_or(ReplicaFault::UnknownPane(pane))?;
+                let mut term = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                term.advance_replica(&bytes, masked, &edits)
+                    .map_err(|source| ReplicaFault::Step { pane, source })?;
+                // Only the server answers the program.
+                drop(term.take_replies());
+                drop(term.take_events());
+                Ok(Applied::Output(pane))
+            }
+            ToWindow::Closed { pane } => {
+                self.panes.remove(&pane);
+                Ok(Applied::Closed(pane))
+            }
+            ToWindow::Refused { reason } => Ok(Applied::Refused(reason)),
+            ToWindow::Hello { .. } => Ok(Applied::Nothing),
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! The attach protocol: binary frames between the server and the windows attached to it.
+//!
+//! A frame is its length (`u32`, little-endian, counting what follows), a kind byte and the
+//! kind's fields: integers little-endian, byte strings as a `u32` length and the bytes. The
+//! first frame each way is the hello, with the protocol's version; a side that reads another
+//! version says so and closes. Snapshots and edits travel as the model's own bytes
+//! (`term::Terminal::snapshot`, `term::ReplicaEdits::encode`), which the model checks itself.
+//!
+//! Reading never trusts a length: a frame over [`MAX_FRAME`] is refused before anything is
+//! allocated, and every field is checked against the frame it sits in. Bad bytes are an error,
+//! never a panic (a fuzz target, `fuzz/fuzz_targets/wire.rs`, holds it to that).
+
+use std::io::{Read, Write};
+
+/// The protocol's version. A window and a server of different versions do not talk.
+pub const VERSION: u16 = 1;
+/// The largest frame either side accepts: room for a snapshot with a long, wide scrollback.
+pub const MAX_FRAME: usize = 64 << 20;
+/// The largest input frame a server accepts (a paste of this size is already absurd).
+pub const MAX_INPUT: usize = 4 << 20;
+
+/// A frame from a window to the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToServer {
+    Hello {
+        version: u16,
+    },
+    /// Bytes for a pane's program, as typed or pasted.
+    Input {
+        pane: u32,
+        bytes: Vec<u8>,
+    },
+    /// The window leaves; the server keeps running.
+    Detach,
+}
+
+/// A frame from the server to a window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToWindow {
+    Hello {
+        version: u16,
+        server_pid: u32,
+    },
+    /// A pane's model as it stands (on attach, or after a resize): a replica starts from it.
+    Pane {
+        pane: u32,
+        snapshot: Vec<u8>,
+    },
+    /// One chunk a pane's model parsed, with what its redactor did (`ReplicaEdits` bytes).
+    Chunk {
+        pane: u32,
+        masked: bool,
+        bytes: Vec<u8>,
+        edits: Vec<u8>,
+    },
+    /// A pane is gone.
+    Closed {
+        pane: u32,
+    },
+    /// The server will not go on with this window, and why.
+    Refused {
+        reason: String,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("the connection closed")]
+    Closed,
+    #[error("cannot read or write a frame: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("a frame of {0} bytes is larger than allowed")]
+    TooLarge(usize),
+    #[error("a frame is malformed: {0}")]
+    Malformed(&'static str),
+    #[error(
+        "the other side speaks version {0} of the attach protocol; this paddock speaks {VERSION}"
+    )]
+    Version(u16),
+}
+
+mod kind {
+    pub const HELLO: u8 = 1;
+    pub const INPUT: u8 = 2;
+    pub const DETACH: u8 = 3;
+    pub const PANE: u8 = 64;
+    pub const CHUNK: u8 = 65;
+    pub const CLOSED: u8 = 66;
+    pub const REFUSED: u8 = 67;
+}
+
+/// A frame being written: its length is filled in at the end.
+struct Out(Vec<u8>);
+
+impl Out {
+    fn new(kind: u8, capacity: usize) -> Out {
+        let mut bytes = Vec::with_capacity(5 + capacity);
+        bytes.extend_from_slice(&[0, 0, 0, 0, kind]);
+        Out(bytes)
+    }
+    fn u16(mut self, value: u16) -> Out {
+        self.0.extend_from_slice(&value.to_le_bytes());
+        self
+    }
+    fn u32(mut self, value: u32) -> Out {
+        self.0.extend_from_slice(&value.to_le_bytes());
+        self
+    }
+    fn bytes(mut self, value: &[u8]) -> Out {
+        self = self.u32(value.len() as u32);
+        self.0.extend_from_slice(value);
+        self
+    }
+    fn done(mut self) -> Vec<u8> {
+        let len = (self.0.len() - 4) as u32;
+        self.0[..4].copy_from_slice(&len.to_le_bytes());
+        self.0
+    }
+}
+
+/// A frame's fields being read.
+struct In<'a>(&'a [u8]);
+
+impl<'a> In<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        if self.0.len() < n {
+            return Err(WireError::Malformed("a field runs past the frame's end"));
+        }
+        let (taken, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(taken)
+    }
+    fn u8(&mut self) -> Result<u8, WireError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, WireError> {
+        Ok(u16::from_le_bytes([self.u8()?, self.u8()?]))
+    }
+    fn u32(&mut self) -> Result<u32, WireError> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn bytes(&mut self) -> Result<Vec<u8>, WireError> {
+        let len = self.u32()? as usize;
+        Ok(self.take(len)?.to_vec())
+    }
+    fn end(&self) -> Result<(), WireError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(WireError::Malformed("bytes after the frame's last field"))
+        }
+    }
+}
+
+impl ToServer {
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            ToServer::Hello { version } => Out::new(kind::HELLO, 2).u16(*version).done(),
+            ToServer::Input { pane, bytes } => {
+                Out::new(kind::INPUT, 8 + bytes.len()).u32(*pane).bytes(bytes).done()
+            }
+            ToServer::Detach => Out::new(kind::DETACH, 0).done(),
+        }
+    }
+
+    /// A frame's kind and fields (what follows its length).
+    pub fn decode(frame: &[u8]) -> Result<ToServer, WireError> {
+        let mut r = In(frame);
+        let decoded = match r.u8()? {
+            kind::HELLO => ToServer::Hello { version: r.u16()? },
+            kind::INPUT => {
+                let pane = r.u32()?;
+                let bytes = r.bytes()?;
+                if bytes.len() > MAX_INPUT {
+                    return Err(WireError::TooLarge(bytes.len()));
+                }
+                ToServer::Input { pane, bytes }
+            }
+            kind::DETACH => ToServer::Detach,
+            _ => return Err(WireError::Malformed("an unknown kind of frame")),
+        };
+        r.end()?;
+        Ok(decoded)
+    }
+}
+
+impl ToWindow {
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            ToWindow::Hello { version, server_pid } => {
+                Out::new(kind::HELLO, 6).u16(*version).u32(*server_pid).done()
+            }
+            ToWindow::Pane { pane, snapshot } => {
+                Out::new(kind::PANE, 8 + snapshot.len()).u32(*pane).bytes(snapshot).done()
+            }
+            ToWindow::Chunk { pane, masked, bytes, edits } => {
+                let mut out = Out::new(kind::CHUNK, 13 + bytes.len() + edits.len()).u32(*pane);
+                out.0.push(u8::from(*masked));
+                out.bytes(bytes).bytes(edits).done()
+            }
+            ToWindow::Closed { pane } => Out::new(kind::CLOSED, 4).u32(*pane).done(),
+            ToWindow::Refused { reason } => {
+                Out::new(kind::REFUSED, 4 + reason.len()).bytes(reason.as_bytes()).done()
+            }
+        }
+    }
+
+    pub fn decode(frame: &[u8]) -> Result<ToWindow, WireError> {
+        let mut r = In(frame);
+        let decoded = match r.u8()? {
+            kind::HELLO => ToWindow::Hello { version: r.u16()?, server_pid: r.u32()? },
+            kind::PANE => ToWindow::Pane { pane: r.u32()?, snapshot: r.bytes()? },
+            kind::CHUNK => {
+                let pane = r.u32()?;
+                let masked = match r.u8()? {
+                    0 => false,
+                    1 => true,
+                    _ => return Err(WireError::Malformed("a flag that is neither 0 nor 1")),
+                };
+                ToWindow::Chunk { pane, masked, bytes: r.bytes()?, edits: r.bytes()? }
+            }
+            kind::CLOSED => ToWindow::Closed { pane: r.u32()? },
+            kind::REFUSED => {
+                let reason = String::from_utf8_lossy(&r.bytes()?).into_owned();
+                ToWindow::Refused { reason }
+            }
+            _ => return Err(WireError::Malformed("an unknown kind of frame")),
+        };
+        r.end()?;
+        Ok(decoded)
+    }
+}
+
+/// Read one frame (kind and fields) of at most `most` bytes; `buf` is reused.
+pub fn read_frame<'b>(
+    from: &mut impl Read,
+    most: usize,
+    buf: &'b mut Vec<u8>,
+) -> Result<&'b [u8], WireError> {
+    let mut len = [0u8; 4];
+    match from.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(WireError::Closed),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > most.min(MAX_FRAME) {
+        return Err(WireError::TooLarge(len));
+    }
+    if len == 0 {
+        return Err(WireError::Malformed("an empty frame"));
+    }
+    buf.clear();
+    buf.resize(len, 0);
+    from.read_exact(buf)?;
+    Ok(buf)
+}
+
+/// Write encoded frames.
+pub fn write_frames(to: &mut impl Write, frames: &[&[u8]]) -> Result<(), WireError> {
+    for frame in frames {
+        to.write_all(frame)?;
+    }
+    to.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "wire_tests.rs"]
+mod tests;

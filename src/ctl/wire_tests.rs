@@ -1,0 +1,57 @@
+use super::*;
+
+fn round_trip_window(frame: ToWindow) {
+    let bytes = frame.encode();
+    let mut buf = Vec::new();
+    let read = read_frame(&mut &bytes[..], MAX_FRAME, &mut buf).unwrap();
+    assert_eq!(ToWindow::decode(read).unwrap(), frame);
+}
+
+#[test]
+fn every_frame_reads_back_as_written() {
+    for frame in [
+        ToWindow::Hello { version: VERSION, server_pid: 42 },
+        ToWindow::Pane { pane: 3, snapshot: vec![1, 2, 3] },
+        ToWindow::Chunk {
+            pane: 7,
+            masked: true,
+            bytes: b"hello\x1b[m".to_vec(),
+            edits: vec![0, 0],
+        },
+        ToWindow::Closed { pane: 9 },
+        ToWindow::Refused { reason: "no".into() },
+    ] {
+        round_trip_window(frame);
+    }
+    for frame in [
+        ToServer::Hello { version: VERSION },
+        ToServer::Input { pane: 1, bytes: b"ls\r".to_vec() },
+        ToServer::Detach,
+    ] {
+        let bytes = frame.encode();
+        let mut buf = Vec::new();
+        let read = read_frame(&mut &bytes[..], MAX_FRAME, &mut buf).unwrap();
+        assert_eq!(ToServer::decode(read).unwrap(), frame);
+    }
+}
+
+#[test]
+fn bad_frames_are_errors() {
+    let frame = ToServer::Input { pane: 1, bytes: b"abc".to_vec() }.encode();
+    for len in 1..frame.len() - 4 {
+        assert!(ToServer::decode(&frame[4..4 + len]).is_err(), "cut to {len}");
+    }
+    assert!(ToServer::decode(&[200]).is_err());
+    assert!(ToServer::decode(&[]).is_err());
+    let mut longer = frame[4..].to_vec();
+    longer.push(0);
+    assert!(ToServer::decode(&longer).is_err());
+    // A length past the limit is refused before anything is read or allocated.
+    let mut buf = Vec::new();
+    let huge = [0xff, 0xff, 0xff, 0x7f, 1];
+    assert!(matches!(read_frame(&mut &huge[..], MAX_FRAME, &mut buf), Err(WireError::TooLarge(_))));
+    assert!(buf.capacity() < 1024);
+    assert!(matches!(read_frame(&mut &[][..], MAX_FRAME, &mut buf), Err(WireError::Closed)));
+    let input = ToServer::Input { pane: 1, bytes: vec![0; MAX_INPUT + 1] }.encode();
+    assert!(matches!(ToServer::decode(&input[4..]), Err(WireError::TooLarge(_))));
+}

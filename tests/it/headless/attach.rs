@@ -1,0 +1,256 @@
+//! Windows attached to a server (`paddock --headless`, which `paddock server` is): each keeps
+//! replicas of the server's panes over the attach socket, and they must show what the server
+//! shows; a window that goes (or sends garbage) takes nothing with it.
+
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use paddock::ctl::attach::{attach_socket, connect};
+use paddock::ctl::replicas::{Applied, Replicas};
+use paddock::ctl::wire::{read_frame, ToServer, ToWindow, MAX_FRAME};
+
+use super::{alive, wait_for, Instance, Runtime};
+
+const BASH: &[&str] = &["-e", "bash", "--norc", "--noprofile"];
+
+/// A window as the test drives it: its replicas, kept by a reader thread, and its socket.
+struct TestWindow {
+    replicas: Arc<Mutex<Replicas>>,
+    /// What the frames did, in order; a fault ends the list with `Err`.
+    log: Arc<Mutex<Vec<Result<Applied, String>>>>,
+    stream: UnixStream,
+}
+
+impl TestWindow {
+    fn attach(instance: &Instance) -> TestWindow {
+        let (stream, pid) = connect(&attach_socket(&instance.socket)).expect("attach");
+        assert_eq!(pid, instance.child.id());
+        let replicas = Arc::new(Mutex::new(Replicas::default()));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (into, record, mut reading) =
+            (replicas.clone(), log.clone(), stream.try_clone().expect("clone"));
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            while let Ok(frame) = read_frame(&mut reading, MAX_FRAME, &mut buf) {
+                let applied = ToWindow::decode(frame)
+                    .map_err(|e| e.to_string())
+                    .and_then(|f| into.lock().unwrap().apply(f).map_err(|e| e.to_string()));
+                let failed = applied.is_err();
+                record.lock().unwrap().push(applied);
+                if failed {
+                    return;
+                }
+            }
+        });
+        TestWindow { replicas, log, stream }
+    }
+
+    /// The replica of `pane`'s screen, as text.
+    fn screen(&self, pane: u32) -> Option<String> {
+        let replicas = self.replicas.lock().unwrap();
+        let term = replicas.get(pane)?.lock().unwrap();
+        Some(term.screen_text())
+    }
+
+    fn wait_for_text(&self, pane: u32, wanted: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let screen = self.screen(pane).unwrap_or_default();
+            if screen.contains(wanted) {
+                return screen;
+            }
+            let faults: Vec<_> =
+                self.log.lock().unwrap().iter().filter_map(|a| a.clone().err()).collect();
+            assert!(faults.is_empty(), "the window's replica failed: {faults:?}");
+            assert!(Instant::now() < deadline, "no {wanted:?} in pane {pane}'s replica:\n{screen}");
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    fn type_in(&self, pane: u32, text: &str) {
+        let frame = ToServer::Input { pane, bytes: text.as_bytes().to_vec() }.encode();
+        (&self.stream).write_all(&frame).expect("send input");
+    }
+}
+
+impl Drop for TestWindow {
+    fn drop(&mut self) {
+        // As a window's process ending closes its socket (the reader thread holds a copy).
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+/// The screen as `ctl capture` prints it and as a replica's `screen_text` gives it, compared
+/// line by line with trailing blanks cut.
+fn lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = text.lines().map(|l| l.trim_end().to_owned()).collect();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    lines
+}
+
+/// The replica shows what the server's model shows, once both are quiet.
+fn same_as_server(instance: &Instance, window: &TestWindow, pane: u32) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let server = lines(&instance.capture(&pane.to_string()));
+        let replica = lines(&window.screen(pane).unwrap_or_default());
+        if server == replica {
+            return;
+        }
+        assert!(Instant::now() < deadline, "server:\n{server:#?}\nreplica:\n{replica:#?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_window_follows_every_pane_and_types_into_them() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    instance.send_keys("1", "echo before $((6*7)) Enter");
+    instance.wait_for_text("1", "before 42");
+    let window = TestWindow::attach(&instance);
+    // What came before the window is in its snapshot.
+    window.wait_for_text(1, "before 42");
+    same_as_server(&instance, &window, 1);
+    // Output the server parses afterwards reaches the replica, and so does a new pane.
+    instance.ctl(&["new", "--", "bash", "--norc", "--noprofile"]);
+    window.wait_for_text(2, "bash-");
+    window.type_in(2, "echo typed $((2*21)) in the window\r");
+    window.wait_for_text(2, "typed 42 in the window");
+    instance.wait_for_text("2", "typed 42 in the window");
+    same_as_server(&instance, &window, 2);
+    // A resize starts the replica again from the server's reflowed model.
+    instance.ctl(&["resize", "--pane", "1", "--size", "50x10"]);
+    wait_for("the resized replica", || {
+        let replicas = window.replicas.lock().unwrap();
+        let size = replicas.get(1).map(|t| t.lock().unwrap().size());
+        size.is_some_and(|s| (s.cols, s.lines) == (50, 10))
+    });
+    same_as_server(&instance, &window, 1);
+    instance.ctl(&["close", "--pane", "2"]);
+    wait_for("the closed pane to leave the window", || {
+        window.replicas.lock().unwrap().get(2).is_none()
+    });
+}
+
+#[test]
+fn two_windows_show_what_either_types() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let (one, two) = (TestWindow::attach(&instance), TestWindow::attach(&instance));
+    one.type_in(1, "echo from the first $((40+2))\r");
+    two.wait_for_text(1, "from the first 42");
+    two.type_in(1, "echo from the second $((40+3))\r");
+    one.wait_for_text(1, "from the second 43");
+    same_as_server(&instance, &one, 1);
+    same_as_server(&instance, &two, 1);
+    // `paddock ls` lists them, with their process (this test's).
+    let windows = instance.ls()["instances"][0]["windows"].clone();
+    let ours = serde_json::json!({ "pid": std::process::id() });
+    assert_eq!(windows, serde_json::json!([ours.clone(), ours]), "{windows}");
+    let table = instance.run(&["ls"]);
+    let table = super::text(&table.stdout);
+    assert!(table.contains("2 windows attached (pids"), "{table}");
+    drop(one);
+    wait_for("ls to count one window", || {
+        instance.ls()["instances"][0]["windows"].as_array().map(Vec::len) == Some(1)
+    });
+}
+
+#[test]
+fn a_window_that_goes_takes_nothing_with_it() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let pid = instance.pane(1)["pid"].as_i64().expect("the pane's pid");
+    let window = TestWindow::attach(&instance);
+    window.type_in(1, "for i in $(seq 1 300); do echo line $i; done; sleep 1; echo after\r");
+    window.wait_for_text(1, "line 300");
+    // The window dies mid-output, as a killed process's socket does.
+    drop(window);
+    instance.wait_for_text("1", "after");
+    assert!(alive(pid), "the pane's program outlives the window");
+    // A new window gets the screen as it is now, with the rows above it kept.
+    let again = TestWindow::attach(&instance);
+    again.wait_for_text(1, "after");
+    same_as_server(&instance, &again, 1);
+    let replicas = again.replicas.lock().unwrap();
+    let term = replicas.get(1).expect("pane 1").lock().unwrap();
+    assert!(term.scrollback_text().contains("line 250"), "{}", term.scrollback_text());
+}
+
+#[test]
+fn bad_frames_close_the_window_and_the_server_stays_up() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let path = attach_socket(&instance.socket);
+    let refusal = |stream: &UnixStream| {
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut buf = Vec::new();
+        let mut reading = stream;
+        loop {
+            match read_frame(&mut reading, MAX_FRAME, &mut buf).map(ToWindow::decode) {
+                Ok(Ok(ToWindow::Refused { reason })) => return Some(reason),
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+    };
+    // Not a hello, another version, a length past the limit, garbage after a good hello.
+    let cases: Vec<Vec<u8>> = vec![
+        ToServer::Input { pane: 1, bytes: b"x".to_vec() }.encode(),
+        ToServer::Hello { version: 999 }.encode(),
+        vec![0xff, 0xff, 0xff, 0xff, 1],
+    ];
+    for bytes in &cases {
+        let mut stream = UnixStream::connect(&path).expect("connect");
+        stream.write_all(bytes).unwrap();
+        let reason = refusal(&stream).expect("a refusal");
+        assert!(!reason.is_empty());
+    }
+    let window = TestWindow::attach(&instance);
+    window.wait_for_text(1, "bash-");
+    (&window.stream).write_all(&[5, 0, 0, 0, 0xee, 1, 2, 3, 4]).unwrap();
+    let refused = || {
+        window.log.lock().unwrap().iter().find_map(|a| match a {
+            Ok(Applied::Refused(reason)) => Some(reason.clone()),
+            _ => None,
+        })
+    };
+    wait_for("the window to be refused", || refused().is_some());
+    let reason = refused().unwrap_or_default();
+    assert!(reason.contains("unknown kind"), "{reason}");
+    // An input frame for a pane that is not there is no one's.
+    let other = TestWindow::attach(&instance);
+    other.type_in(77, "nothing\r");
+    other.type_in(1, "echo still here\r");
+    other.wait_for_text(1, "still here");
+    assert_eq!(instance.pane(1)["status"], "running");
+}
+
+#[test]
+fn paddock_server_is_the_headless_server_windows_attach_to() {
+    use std::io::BufRead;
+    let runtime = Runtime::new();
+    let mut child = runtime
+        .paddock(&["server", "-e", "bash", "--norc", "--noprofile"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start paddock server");
+    let mut line = String::new();
+    let stdout = child.stdout.take().expect("stdout");
+    std::io::BufReader::new(stdout).read_line(&mut line).expect("the socket path");
+    let instance =
+        Instance { child, socket: line.trim_end().into(), runtime_dir: runtime.dir.clone() };
+    let window = TestWindow::attach(&instance);
+    window.wait_for_text(1, "bash-");
+    window.type_in(1, "echo served $((6*7))\r");
+    window.wait_for_text(1, "served 42");
+}
