@@ -30,7 +30,8 @@ pub fn save_state(state: &State, scrollback_rows: usize, w: &mut Writer) {
     w.u64(scrollback.pushed());
     let sent = scrollback_rows.min(scrollback.len());
     w.usize(sent);
-    for row in scrollback.iter().skip(scrollback.len() - sent) {
+    // By index: only the rows sent are unpacked.
+    for row in (scrollback.len() - sent..scrollback.len()).filter_map(|i| scrollback.get(i)) {
         save_row(&row, w);
     }
     save_styles(&state.styles, w);
@@ -323,7 +324,8 @@ fn save_styles(table: &StyleTable, w: &mut Writer) {
 }
 
 fn load_styles(r: &mut Reader<'_>) -> Result<StyleTable, SnapshotError> {
-    let count = r.count(9)?;
+    // A style takes at least seven bytes (`save_style`).
+    let count = r.count(7)?;
     let styles = (0..count).map(|_| load_style(r)).collect::<Result<Vec<_>, _>>()?;
     if styles.first() != Some(&Style::default()) {
         return Err(Invalid("a style table"));

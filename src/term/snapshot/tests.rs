@@ -53,6 +53,23 @@ fn a_replica_restored_anywhere_follows_the_server_byte_for_byte() {
 }
 
 #[test]
+fn a_long_history_in_many_styles_restores() {
+    let mut server = term(100, 20);
+    for i in 0..3000 {
+        let line = format!(
+            "\x1b[38;5;{}mline {i} \x1b[1;4mbold\x1b[m {}\r\n",
+            i % 256,
+            "x".repeat(i % 90)
+        );
+        server.advance(line.as_bytes());
+    }
+    for rows in [0, 10, usize::MAX] {
+        let bytes = server.snapshot(rows);
+        assert_eq!(restored(&bytes).snapshot(rows), bytes, "with {rows} rows");
+    }
+}
+
+#[test]
 fn older_scrollback_rows_stay_behind_with_their_numbers() {
     let mut server = term(10, 3);
     for i in 0..40 {
