@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::ctl::protocol::WindowInfo;
+use crate::ctl::protocol::{WindowInfo, WindowView};
 use crate::ctl::wire::{read_frame, write_frames, ToServer, ToWindow, WireError, MAX_INPUT};
 use crate::mux::PaneId;
 use crate::pty::PaneSession;
@@ -109,6 +109,8 @@ impl Follower for PaneFeed {
 /// Every attached window, and each pane's list of them.
 pub struct Attached {
     windows: Vec<Arc<Window>>,
+    /// The view last sent (`ctl::protocol::WindowView` as JSON), sent again only when it changes.
+    view: Arc<[u8]>,
     panes: HashMap<PaneId, Subscribers>,
     input: Sender<WindowInput>,
     inputs: Receiver<WindowInput>,
@@ -117,7 +119,7 @@ pub struct Attached {
 impl Default for Attached {
     fn default() -> Self {
         let (input, inputs) = crossbeam_channel::bounded(256);
-        Attached { windows: Vec::new(), panes: HashMap::new(), input, inputs }
+        Attached { windows: Vec::new(), view: Arc::from([]), panes: HashMap::new(), input, inputs }
     }
 }
 
@@ -156,6 +158,22 @@ impl Attached {
         if let Some(old) = self.panes.insert(pane, subscribers) {
             lock(&old).clear();
         }
+    }
+
+    /// Whether any window is attached (then the view is worth working out).
+    pub fn any(&self) -> bool {
+        self.windows.iter().any(|w| !w.gone.load(Ordering::Acquire))
+    }
+
+    /// The tabs, splits and panes' descriptions as they are now: sent when they changed.
+    pub fn show(&mut self, view: &WindowView) {
+        let Ok(json) = serde_json::to_vec(view) else { return };
+        if *json == *self.view {
+            return;
+        }
+        let frame: Arc<[u8]> = ToWindow::View { json: json.clone() }.encode().into();
+        self.view = json.into();
+        self.windows.iter().for_each(|w| w.send(&frame));
     }
 
     /// `pane` is gone: tell the windows.
@@ -198,6 +216,9 @@ impl Attached {
             let snapshot = term.snapshot(SNAPSHOT_SCROLLBACK);
             window.send(&ToWindow::Pane { pane: pane.0, snapshot }.encode().into());
             lock(subscribers).push(window.clone());
+        }
+        if !self.view.is_empty() {
+            window.send(&ToWindow::View { json: self.view.to_vec() }.encode().into());
         }
         self.windows.push(window);
         Ok(())

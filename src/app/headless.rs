@@ -10,6 +10,9 @@ use crossbeam_channel::select;
 use super::server::{Server, ServerOptions};
 use super::signals::{Signal, SignalListener};
 
+/// How often attached windows are told of the panes' pulse (and anything else that changed).
+const WINDOW_VIEW_PERIOD: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Run until stopped. Returns the process exit code: 0 when stopped, the first program's exit
 /// code with `--exit-with-child`.
 pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
@@ -20,8 +23,11 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     server.open_first_tab()?;
     let config_changes = server.config_changes();
     let (windows, window_inputs) = (server.windows(), server.window_inputs());
+    // The pulse moves on its own: attached windows are told of it this often.
+    let pulse_tick = crossbeam_channel::tick(WINDOW_VIEW_PERIOD);
     let exit_code = loop {
         select! {
+            recv(pulse_tick) -> _ => {}
             recv(windows) -> stream => {
                 if let Ok(stream) = stream {
                     server.attach_window(stream);
@@ -49,6 +55,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
         if let Some(code) = server.first_exit() {
             break code;
         }
+        server.workspace_mut().sync_windows();
     };
     server.shut_down();
     Ok(exit_code)

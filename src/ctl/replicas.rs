@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::protocol::WindowView;
 use super::wire::ToWindow;
+use crate::mux::Mux;
 use crate::term::{ReplicaEdits, ReplicaError, SnapshotError, Terminal};
 
 /// What a frame changed.
@@ -20,6 +22,8 @@ pub enum Applied {
     /// A pane's replica took a chunk of output.
     Output(u32),
     Closed(u32),
+    /// The tabs, splits or panes' descriptions changed.
+    View,
     /// The server will not go on with this window.
     Refused(String),
     /// A frame a window does not act on.
@@ -36,12 +40,16 @@ pub enum ReplicaFault {
     Step { pane: u32, source: ReplicaError },
     #[error("output for pane {0}, which this window has no replica of")]
     UnknownPane(u32),
+    #[error("the server's view cannot be read: {0}")]
+    View(String),
 }
 
 /// Every pane's replica, by the server's pane id.
 #[derive(Default)]
 pub struct Replicas {
     panes: BTreeMap<u32, Arc<Mutex<Terminal>>>,
+    /// The server's latest view, and its layout as a model.
+    view: Option<(WindowView, Mux)>,
 }
 
 impl Replicas {
@@ -51,6 +59,16 @@ impl Replicas {
 
     pub fn panes(&self) -> impl Iterator<Item = u32> + '_ {
         self.panes.keys().copied()
+    }
+
+    /// The server's tabs, splits and panes' descriptions, once it has sent them.
+    pub fn view(&self) -> Option<&WindowView> {
+        self.view.as_ref().map(|(view, _)| view)
+    }
+
+    /// The server's layout as a model, once it has sent it.
+    pub fn layout(&self) -> Option<&Mux> {
+        self.view.as_ref().map(|(_, mux)| mux)
     }
 
     /// Take one frame from the server.
@@ -86,6 +104,13 @@ impl Replicas {
             ToWindow::Closed { pane } => {
                 self.panes.remove(&pane);
                 Ok(Applied::Closed(pane))
+            }
+            ToWindow::View { json } => {
+                let view: WindowView =
+                    serde_json::from_slice(&json).map_err(|e| ReplicaFault::View(e.to_string()))?;
+                let mux = Mux::from_layout(&view.layout).map_err(ReplicaFault::View)?;
+                self.view = Some((view, mux));
+                Ok(Applied::View)
             }
             ToWindow::Refused { reason } => Ok(Applied::Refused(reason)),
             ToWindow::Hello { .. } => Ok(Applied::Nothing),

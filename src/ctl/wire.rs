@@ -57,6 +57,11 @@ pub enum ToWindow {
     Closed {
         pane: u32,
     },
+    /// The tabs, splits and panes' descriptions (`protocol::WindowView` as JSON), whenever
+    /// they change.
+    View {
+        json: Vec<u8>,
+    },
     /// The server will not go on with this window, and why.
     Refused {
         reason: String,
@@ -87,6 +92,7 @@ mod kind {
     pub const CHUNK: u8 = 65;
     pub const CLOSED: u8 = 66;
     pub const REFUSED: u8 = 67;
+    pub const VIEW: u8 = 68;
 }
 
 /// A frame being written: its length is filled in at the end.
@@ -200,6 +206,7 @@ impl ToWindow {
                 out.bytes(bytes).bytes(edits).done()
             }
             ToWindow::Closed { pane } => Out::new(kind::CLOSED, 4).u32(*pane).done(),
+            ToWindow::View { json } => Out::new(kind::VIEW, 4 + json.len()).bytes(json).done(),
             ToWindow::Refused { reason } => {
                 Out::new(kind::REFUSED, 4 + reason.len()).bytes(reason.as_bytes()).done()
             }
@@ -221,6 +228,7 @@ impl ToWindow {
                 ToWindow::Chunk { pane, masked, bytes: r.bytes()?, edits: r.bytes()? }
             }
             kind::CLOSED => ToWindow::Closed { pane: r.u32()? },
+            kind::VIEW => ToWindow::View { json: r.bytes()? },
             kind::REFUSED => {
                 let reason = String::from_utf8_lossy(&r.bytes()?).into_owned();
                 ToWindow::Refused { reason }

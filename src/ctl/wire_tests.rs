@@ -19,6 +19,7 @@ fn every_frame_reads_back_as_written() {
             edits: vec![0, 0],
         },
         ToWindow::Closed { pane: 9 },
+        ToWindow::View { json: b"{}".to_vec() },
         ToWindow::Refused { reason: "no".into() },
     ] {
         round_trip_window(frame);

@@ -6,9 +6,11 @@
 //! active tab index is valid whenever there is a tab.
 
 mod geometry;
+mod layout_info;
 mod tree;
 
 pub use geometry::{Direction, Rect};
+pub use layout_info::{AxisInfo, LayoutInfo, TabInfo, TreeInfo};
 pub use tree::{Axis, Divider, SplitTree};
 
 /// A pane, unique for the life of the multiplexer.

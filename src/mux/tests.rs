@@ -152,3 +152,37 @@ fn tabs_cycle_and_ids_are_never_reused() {
     assert_eq!(mux.active_tab().map(|t| t.id), Some(t1));
     assert_eq!(mux.tab_of(p3).map(|t| t.name.as_str()), Some("three"));
 }
+
+#[test]
+fn a_layout_as_data_comes_back_the_same_and_bad_ones_are_refused() {
+    let mut mux = Mux::new();
+    let (_, a) = mux.new_tab("one", Some("agent".into()));
+    let b = mux.split(a, Axis::Horizontal).unwrap();
+    mux.split(b, Axis::Vertical).unwrap();
+    mux.set_ratio(b, 0.3);
+    mux.new_tab("two", None);
+    mux.toggle_zoom();
+    let info = mux.layout_info();
+    let json = serde_json::to_string(&info).unwrap();
+    let back = Mux::from_layout(&serde_json::from_str(&json).unwrap()).unwrap();
+    assert_eq!(back.layout_info(), info);
+    assert_eq!(back.tabs()[0].layout(area(80, 24)), mux.tabs()[0].layout(area(80, 24)));
+    // Ids go on after the ones in the layout.
+    let mut back = back;
+    assert_eq!(back.new_tab("three", None).1, PaneId(5));
+
+    let mut twice = info.clone();
+    twice.tabs[1].tree = twice.tabs[0].tree.clone();
+    assert!(Mux::from_layout(&twice).is_err());
+    let mut lost_focus = info.clone();
+    lost_focus.tabs[0].focus = 99;
+    assert!(Mux::from_layout(&lost_focus).is_err());
+    let mut no_tab = info.clone();
+    no_tab.active = 2;
+    assert!(Mux::from_layout(&no_tab).is_err());
+    let mut bad_ratio = info;
+    if let TreeInfo::Split { ratio, .. } = &mut bad_ratio.tabs[0].tree {
+        *ratio = f32::NAN;
+    }
+    assert!(Mux::from_layout(&bad_ratio).is_err());
+}

@@ -18,7 +18,7 @@ pub enum Axis {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-enum Node {
+pub(super) enum Node {
     Pane(PaneId),
     Split { axis: Axis, ratio: f32, first: Box<Node>, second: Box<Node> },
 }
@@ -42,6 +42,15 @@ pub struct Divider {
 impl SplitTree {
     pub fn new(pane: PaneId) -> SplitTree {
         SplitTree { root: Node::Pane(pane) }
+    }
+
+    pub(super) fn root(&self) -> &Node {
+        &self.root
+    }
+
+    /// A tree from a checked root (`layout_info.rs`).
+    pub(super) fn from_root(root: Node) -> SplitTree {
+        SplitTree { root }
     }
 
     /// The panes in layout order (left to right, top to bottom).

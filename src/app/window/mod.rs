@@ -418,7 +418,10 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             }
             UserEvent::Signal(Signal::Stop(_)) => self.stop(event_loop, 0),
             UserEvent::ConfigChanged => self.reload_config(),
-            UserEvent::Attached(stream) => self.server.attach_window(stream),
+            UserEvent::Attached(stream) => {
+                self.server.attach_window(stream);
+                self.server.workspace_mut().sync_windows();
+            }
             UserEvent::WindowInput(input) => self.server.window_input(input),
             UserEvent::Signal(Signal::Child) => {
                 self.server.workspace_mut().check_ended_locks();

@@ -166,6 +166,19 @@ impl Workspace {
         }
     }
 
+    /// Tell the attached windows of the tabs, splits and panes as they are now (when any is
+    /// attached, and only what changed reaches them).
+    #[cfg(unix)]
+    pub fn sync_windows(&mut self) {
+        if self.attached.any() {
+            let view = crate::ctl::protocol::WindowView {
+                layout: self.mux.layout_info(),
+                instance: self.describe(),
+            };
+            self.attached.show(&view);
+        }
+    }
+
     /// This instance and its panes, as `paddock ls` shows them.
     pub fn describe(&mut self) -> InstanceInfo {
         self.check_ended_locks();

@@ -299,6 +299,14 @@ pub struct InstanceInfo {
     pub windows: Vec<WindowInfo>,
 }
 
+/// What an attached window draws besides its panes' screens: the server's tabs and splits,
+/// and each pane as `paddock ls` describes it (pulse, lock, status).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowView {
+    pub layout: crate::mux::LayoutInfo,
+    pub instance: InstanceInfo,
+}
+
 /// A window attached to an instance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowInfo {

@@ -254,3 +254,31 @@ fn paddock_server_is_the_headless_server_windows_attach_to() {
     window.type_in(1, "echo served $((6*7))\r");
     window.wait_for_text(1, "served 42");
 }
+
+#[test]
+fn a_window_is_told_the_tabs_splits_and_each_panes_pulse() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let window = TestWindow::attach(&instance);
+    let layout = |window: &TestWindow| {
+        let replicas = window.replicas.lock().unwrap();
+        replicas.layout().map(|mux| {
+            let tab = mux.active_tab().expect("a tab");
+            (mux.tabs().len(), tab.panes().iter().map(|p| p.0).collect::<Vec<_>>(), tab.focus().0)
+        })
+    };
+    wait_for("the first view", || layout(&window) == Some((1, vec![1], 1)));
+    instance.ctl(&["split", "--pane", "1", "--right", "--", "bash", "--norc", "--noprofile"]);
+    wait_for("the split", || layout(&window) == Some((1, vec![1, 2], 2)));
+    window.wait_for_text(2, "bash-");
+    // The pulse of a busy pane reaches the window within its sampling period.
+    window.type_in(2, "while :; do :; done\r");
+    wait_for("pane 2 to work", || {
+        let replicas = window.replicas.lock().unwrap();
+        let panes = replicas.view().map(|v| v.instance.panes.clone()).unwrap_or_default();
+        let pane = panes.iter().find(|p| p.id == 2).and_then(|p| p.pulse.clone());
+        pane.is_some_and(|p| p.state == "working")
+    });
+    window.type_in(2, "\x03");
+}
