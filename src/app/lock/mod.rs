@@ -77,12 +77,16 @@ pub fn guarded_paths(config_file: Option<&Path>, exe: &Path) -> Vec<PathBuf> {
     guarded
 }
 
-/// The control sockets a lock must not show (`Policy::control_sockets`): `socket`, unless it
-/// lies in the socket folder every lock's view already hides; a `--listen` path elsewhere does
-/// not (a lock that would show it is refused).
+/// The control sockets a lock must not show (`Policy::control_sockets`): `socket` and the
+/// attach socket beside it (where windows type into any pane), unless they lie in the socket
+/// folder every lock's view already hides; a `--listen` path elsewhere does not (a lock that
+/// would show them is refused).
 pub fn exposed_control_sockets(socket: &Path) -> Vec<PathBuf> {
     match control_folder() {
         Some(folder) if socket.starts_with(&folder) => Vec::new(),
+        #[cfg(unix)]
+        _ => vec![socket.to_owned(), crate::ctl::attach::attach_socket(socket)],
+        #[cfg(not(unix))]
         _ => vec![socket.to_owned()],
     }
 }

@@ -282,3 +282,37 @@ fn a_window_is_told_the_tabs_splits_and_each_panes_pulse() {
     });
     window.type_in(2, "\x03");
 }
+
+/// The attach socket types into any pane: a lock never lets it through (it lies in the control
+/// folder every lock hides), and a client in other namespaces that reaches it all the same is
+/// refused by the server, as the control socket's are.
+#[test]
+fn a_client_inside_a_lock_cannot_attach() {
+    let runtime = Runtime::new();
+    let work = runtime.dir.join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let path = attach_socket(&instance.socket).display().to_string();
+    let out = runtime
+        .paddock(&["sandbox", "run", "--write", &work.display().to_string(), "--socket", &path])
+        .args(["--", "true"])
+        .output()
+        .expect("run");
+    let stderr = super::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(stderr.contains("is a paddock control socket"), "{stderr}");
+    let hello = "import socket, struct, sys\n\
+        s = socket.socket(socket.AF_UNIX)\n\
+        s.connect(sys.argv[1])\n\
+        s.sendall(struct.pack('<IBH', 3, 1, 1) + struct.pack('<IBI', 12, 2, 1) + b'\\x03\\x00\\x00\\x00id\\r')\n\
+        print(s.recv(65536))\n";
+    let out = std::process::Command::new("unshare")
+        .args(["--user", "--pid", "--fork", "python3", "-c", hello, &path])
+        .output()
+        .expect("unshare");
+    let stdout = super::text(&out.stdout);
+    assert!(stdout.contains("another PID namespace"), "{stdout} {}", super::text(&out.stderr));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!instance.capture("1").contains("uid="), "the refused client typed nothing");
+}
