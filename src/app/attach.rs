@@ -21,20 +21,30 @@ use crate::ctl::protocol::{WindowInfo, WindowView};
 use crate::ctl::wire::{read_frame, write_frames, ToServer, ToWindow, WireError, MAX_INPUT};
 use crate::mux::PaneId;
 use crate::pty::PaneSession;
-use crate::term::{Follower, ReplicaEdits, Terminal};
+use crate::term::{Follower, ReplicaEdits, TermSize, Terminal};
 
 /// Frames queued for one window before it counts as not reading.
 const QUEUED_FRAMES: usize = 512;
 /// Scrollback rows sent with a pane's snapshot; older ones stay on the server.
 pub const SNAPSHOT_SCROLLBACK: usize = 1000;
+/// The most scrollback rows one request gets.
+const MOST_ROWS_ASKED: usize = 10_000;
 /// A window that takes no frame for this long is dropped.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Input from a window for a pane's program.
-pub struct WindowInput {
-    pub pane: PaneId,
-    pub bytes: Vec<u8>,
+/// What a window asks of the server, for the main loop.
+pub enum FromWindow {
+    /// Bytes for a pane's program.
+    Input { from: WindowHandle, pane: PaneId, bytes: Vec<u8> },
+    /// The cells the window lays tabs out in.
+    Area { from: WindowHandle, size: TermSize },
+    /// Scrollback rows its replica of `pane` does not hold.
+    Scrollback { from: WindowHandle, pane: PaneId, before: u64, count: usize },
 }
+
+/// One attached window, for the main loop to answer.
+#[derive(Clone)]
+pub struct WindowHandle(Arc<Window>);
 
 /// One attached window, as the server sees it.
 struct Window {
@@ -45,6 +55,8 @@ struct Window {
     gone: AtomicBool,
     /// Why the server ends it, said last (nothing when the window left).
     farewell: Mutex<Option<String>>,
+    /// The cells it lays tabs out in, once it said.
+    area: Mutex<Option<TermSize>>,
 }
 
 impl Window {
@@ -109,24 +121,68 @@ impl Follower for PaneFeed {
 /// Every attached window, and each pane's list of them.
 pub struct Attached {
     windows: Vec<Arc<Window>>,
+    /// The window that typed or said its size last: the panes take their sizes from it.
+    active: Option<Arc<Window>>,
     /// The view last sent (`ctl::protocol::WindowView` as JSON), sent again only when it changes.
     view: Arc<[u8]>,
     panes: HashMap<PaneId, Subscribers>,
-    input: Sender<WindowInput>,
-    inputs: Receiver<WindowInput>,
+    input: Sender<FromWindow>,
+    inputs: Receiver<FromWindow>,
 }
 
 impl Default for Attached {
     fn default() -> Self {
         let (input, inputs) = crossbeam_channel::bounded(256);
-        Attached { windows: Vec::new(), view: Arc::from([]), panes: HashMap::new(), input, inputs }
+        Attached {
+            windows: Vec::new(),
+            active: None,
+            view: Arc::from([]),
+            panes: HashMap::new(),
+            input,
+            inputs,
+        }
     }
 }
 
 impl Attached {
-    /// What the windows typed, for the main loop.
-    pub fn inputs(&self) -> &Receiver<WindowInput> {
+    /// What the windows ask, for the main loop.
+    pub fn inputs(&self) -> &Receiver<FromWindow> {
         &self.inputs
+    }
+
+    /// `from` typed into a pane: it is the active window now. The area the panes should be
+    /// laid out in, when that changed it.
+    pub fn typed(&mut self, from: &WindowHandle) -> Option<TermSize> {
+        let before = self.active.replace(from.0.clone());
+        let changed = before.is_none_or(|w| !Arc::ptr_eq(&w, &from.0));
+        changed.then(|| *lock(&from.0.area)).flatten()
+    }
+
+    /// `from` said the cells it lays tabs out in: the area the panes should be laid out in,
+    /// when it is the active window (or none is).
+    pub fn sized(&mut self, from: &WindowHandle, size: TermSize) -> Option<TermSize> {
+        *lock(&from.0.area) = Some(size);
+        let active = self.active.as_ref().filter(|w| !w.gone.load(Ordering::Acquire));
+        match active {
+            Some(window) if !Arc::ptr_eq(window, &from.0) => None,
+            _ => {
+                self.active = Some(from.0.clone());
+                Some(size)
+            }
+        }
+    }
+
+    /// Answer `from`'s request for `pane`'s scrollback rows before line `before`.
+    pub fn send_rows(
+        &self,
+        from: &WindowHandle,
+        pane: PaneId,
+        session: &PaneSession,
+        before: u64,
+        count: usize,
+    ) {
+        let (first, rows) = lock(session.terminal()).scrollback_rows(before, count);
+        from.0.send(&ToWindow::Rows { pane: pane.0, first, rows }.encode().into());
     }
 
     /// The windows attached now, as `paddock ls` shows them.
@@ -198,6 +254,7 @@ impl Attached {
             frames,
             gone: AtomicBool::new(false),
             farewell: Mutex::new(None),
+            area: Mutex::new(None),
         });
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let (reading, writing) = (stream.try_clone()?, stream);
@@ -248,8 +305,9 @@ fn write_to(mut stream: UnixStream, window: &Window, queued: &Receiver<Arc<[u8]>
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
-/// A window's reader thread: its input for the main loop, until it detaches or errs.
-fn read_from(stream: UnixStream, window: &Window, input: &Sender<WindowInput>) {
+/// A window's reader thread: what it asks, for the main loop, until it detaches or errs.
+fn read_from(stream: UnixStream, window: &Arc<Window>, input: &Sender<FromWindow>) {
+    let from = || WindowHandle(window.clone());
     let mut buf = Vec::new();
     let mut reading = &stream;
     let reason = loop {
@@ -258,15 +316,26 @@ fn read_from(stream: UnixStream, window: &Window, input: &Sender<WindowInput>) {
             Err(WireError::Closed) => break None,
             Err(e) => break Some(e.to_string()),
         };
-        match ToServer::decode(frame) {
+        let asked = match ToServer::decode(frame) {
             Ok(ToServer::Input { pane, bytes }) => {
-                if input.send(WindowInput { pane: PaneId(pane), bytes }).is_err() {
-                    break None;
-                }
+                FromWindow::Input { from: from(), pane: PaneId(pane), bytes }
             }
+            Ok(ToServer::Area { cols, rows }) => {
+                let size = TermSize::new(usize::from(cols), usize::from(rows));
+                FromWindow::Area { from: from(), size }
+            }
+            Ok(ToServer::Scrollback { pane, before, count }) => FromWindow::Scrollback {
+                from: from(),
+                pane: PaneId(pane),
+                before,
+                count: (count as usize).min(MOST_ROWS_ASKED),
+            },
             Ok(ToServer::Detach) => break None,
             Ok(ToServer::Hello { .. }) => break Some("a second hello".into()),
             Err(e) => break Some(e.to_string()),
+        };
+        if input.send(asked).is_err() {
+            break None;
         }
     };
     window.end(reason);

@@ -35,7 +35,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             }
             recv(window_inputs) -> input => {
                 if let Ok(input) = input {
-                    server.window_input(input);
+                    server.window_asked(input);
                 }
             }
             recv(server.calls()) -> call => {

@@ -163,16 +163,14 @@ impl Server {
         }
     }
 
-    /// What the attached windows typed, for their panes.
-    pub fn window_inputs(&self) -> crossbeam_channel::Receiver<crate::app::attach::WindowInput> {
+    /// What the attached windows ask (`window_asked`).
+    pub fn window_inputs(&self) -> crossbeam_channel::Receiver<crate::app::attach::FromWindow> {
         self.workspace.attached().inputs().clone()
     }
 
-    /// Input from an attached window: to its pane's program (a pane gone meanwhile is no one's).
-    pub fn window_input(&mut self, input: crate::app::attach::WindowInput) {
-        if let Some(session) = self.workspace.session(input.pane) {
-            let _ = session.send(input.bytes);
-        }
+    /// Carry out what an attached window asks.
+    pub fn window_asked(&mut self, asked: crate::app::attach::FromWindow) {
+        self.workspace.window_asked(asked);
     }
 
     /// A signal after each edit of the configuration file (never, when it is not watched).

@@ -24,6 +24,12 @@ pub enum Applied {
     Closed(u32),
     /// The tabs, splits or panes' descriptions changed.
     View,
+    /// Scrollback rows it asked for were put before what a replica held (`added` of them;
+    /// none when they came too late to fit).
+    Rows {
+        pane: u32,
+        added: usize,
+    },
     /// The server will not go on with this window.
     Refused(String),
     /// A frame a window does not act on.
@@ -111,6 +117,14 @@ impl Replicas {
                 let mux = Mux::from_layout(&view.layout).map_err(ReplicaFault::View)?;
                 self.view = Some((view, mux));
                 Ok(Applied::View)
+            }
+            ToWindow::Rows { pane, first, rows } => {
+                let shared = self.panes.get(&pane).ok_or(ReplicaFault::UnknownPane(pane))?;
+                let mut term = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                let added = term
+                    .prepend_scrollback(first, &rows)
+                    .map_err(|source| ReplicaFault::Edits { pane, source })?;
+                Ok(Applied::Rows { pane, added })
             }
             ToWindow::Refused { reason } => Ok(Applied::Refused(reason)),
             ToWindow::Hello { .. } => Ok(Applied::Nothing),

@@ -32,6 +32,18 @@ pub enum ToServer {
     },
     /// The window leaves; the server keeps running.
     Detach,
+    /// The cells the window lays tabs out in: the panes take their sizes from the window
+    /// that was active last.
+    Area {
+        cols: u16,
+        rows: u16,
+    },
+    /// Scrollback rows the window's replica does not hold: up to `count` before line `before`.
+    Scrollback {
+        pane: u32,
+        before: u64,
+        count: u32,
+    },
 }
 
 /// A frame from the server to a window.
@@ -62,6 +74,12 @@ pub enum ToWindow {
     View {
         json: Vec<u8>,
     },
+    /// Scrollback rows a window asked for (`term::Terminal::scrollback_rows`), from `first`.
+    Rows {
+        pane: u32,
+        first: u64,
+        rows: Vec<u8>,
+    },
     /// The server will not go on with this window, and why.
     Refused {
         reason: String,
@@ -88,11 +106,14 @@ mod kind {
     pub const HELLO: u8 = 1;
     pub const INPUT: u8 = 2;
     pub const DETACH: u8 = 3;
+    pub const AREA: u8 = 4;
+    pub const SCROLLBACK: u8 = 5;
     pub const PANE: u8 = 64;
     pub const CHUNK: u8 = 65;
     pub const CLOSED: u8 = 66;
     pub const REFUSED: u8 = 67;
     pub const VIEW: u8 = 68;
+    pub const ROWS: u8 = 69;
 }
 
 /// A frame being written: its length is filled in at the end.
@@ -105,6 +126,10 @@ impl Out {
         Out(bytes)
     }
     fn u16(mut self, value: u16) -> Out {
+        self.0.extend_from_slice(&value.to_le_bytes());
+        self
+    }
+    fn u64(mut self, value: u64) -> Out {
         self.0.extend_from_slice(&value.to_le_bytes());
         self
     }
@@ -146,6 +171,10 @@ impl<'a> In<'a> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
+    fn u64(&mut self) -> Result<u64, WireError> {
+        let b = self.take(8)?;
+        Ok(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+    }
     fn bytes(&mut self) -> Result<Vec<u8>, WireError> {
         let len = self.u32()? as usize;
         Ok(self.take(len)?.to_vec())
@@ -167,6 +196,10 @@ impl ToServer {
                 Out::new(kind::INPUT, 8 + bytes.len()).u32(*pane).bytes(bytes).done()
             }
             ToServer::Detach => Out::new(kind::DETACH, 0).done(),
+            ToServer::Area { cols, rows } => Out::new(kind::AREA, 4).u16(*cols).u16(*rows).done(),
+            ToServer::Scrollback { pane, before, count } => {
+                Out::new(kind::SCROLLBACK, 16).u32(*pane).u64(*before).u32(*count).done()
+            }
         }
     }
 
@@ -184,6 +217,10 @@ impl ToServer {
                 ToServer::Input { pane, bytes }
             }
             kind::DETACH => ToServer::Detach,
+            kind::AREA => ToServer::Area { cols: r.u16()?, rows: r.u16()? },
+            kind::SCROLLBACK => {
+                ToServer::Scrollback { pane: r.u32()?, before: r.u64()?, count: r.u32()? }
+            }
             _ => return Err(WireError::Malformed("an unknown kind of frame")),
         };
         r.end()?;
@@ -207,6 +244,9 @@ impl ToWindow {
             }
             ToWindow::Closed { pane } => Out::new(kind::CLOSED, 4).u32(*pane).done(),
             ToWindow::View { json } => Out::new(kind::VIEW, 4 + json.len()).bytes(json).done(),
+            ToWindow::Rows { pane, first, rows } => {
+                Out::new(kind::ROWS, 16 + rows.len()).u32(*pane).u64(*first).bytes(rows).done()
+            }
             ToWindow::Refused { reason } => {
                 Out::new(kind::REFUSED, 4 + reason.len()).bytes(reason.as_bytes()).done()
             }
@@ -229,6 +269,7 @@ impl ToWindow {
             }
             kind::CLOSED => ToWindow::Closed { pane: r.u32()? },
             kind::VIEW => ToWindow::View { json: r.bytes()? },
+            kind::ROWS => ToWindow::Rows { pane: r.u32()?, first: r.u64()?, rows: r.bytes()? },
             kind::REFUSED => {
                 let reason = String::from_utf8_lossy(&r.bytes()?).into_owned();
                 ToWindow::Refused { reason }

@@ -20,6 +20,7 @@ fn every_frame_reads_back_as_written() {
         },
         ToWindow::Closed { pane: 9 },
         ToWindow::View { json: b"{}".to_vec() },
+        ToWindow::Rows { pane: 2, first: 1 << 40, rows: vec![4, 5] },
         ToWindow::Refused { reason: "no".into() },
     ] {
         round_trip_window(frame);
@@ -28,6 +29,8 @@ fn every_frame_reads_back_as_written() {
         ToServer::Hello { version: VERSION },
         ToServer::Input { pane: 1, bytes: b"ls\r".to_vec() },
         ToServer::Detach,
+        ToServer::Area { cols: 200, rows: 50 },
+        ToServer::Scrollback { pane: 3, before: 12_345, count: 100 },
     ] {
         let bytes = frame.encode();
         let mut buf = Vec::new();

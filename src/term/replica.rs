@@ -149,6 +149,45 @@ impl ReplicaEdits {
 }
 
 impl Terminal {
+    /// Up to `count` scrollback rows just before absolute line `before` (newest last), for a
+    /// replica that scrolled back past what it holds: their first line, and the rows encoded.
+    pub fn scrollback_rows(&self, before: u64, count: usize) -> (u64, Vec<u8>) {
+        let scrollback = &self.state.scrollback;
+        let oldest = scrollback.pushed() - scrollback.len() as u64;
+        let end = before.clamp(oldest, scrollback.pushed());
+        let first = end.saturating_sub(count as u64).max(oldest);
+        let mut w = Writer::default();
+        w.u64(end - first);
+        for line in first..end {
+            if let Some(row) = scrollback.get_absolute(line) {
+                save_row(&row, &mut w);
+            }
+        }
+        (first, w.bytes)
+    }
+
+    /// On a replica: rows the server sent (`scrollback_rows`), put before the oldest row this
+    /// replica holds when they end right there (else they are stale, and left out). Returns
+    /// how many were added.
+    pub fn prepend_scrollback(&mut self, first: u64, rows: &[u8]) -> Result<usize, SnapshotError> {
+        let mut r = Reader::new(rows);
+        let count = r.count(2)?;
+        let rows = (0..count).map(|_| load_row(&mut r, None)).collect::<Result<Vec<_>, _>>()?;
+        if !r.is_empty() {
+            return Err(SnapshotError::Trailing);
+        }
+        let styles = self.state.styles.len();
+        if rows.iter().flat_map(|row| row.cells()).any(|c| c.style().index() >= styles) {
+            return Err(SnapshotError::Invalid("a style id"));
+        }
+        let scrollback = &mut self.state.scrollback;
+        let oldest = scrollback.pushed() - scrollback.len() as u64;
+        if first.checked_add(rows.len() as u64) != Some(oldest) {
+            return Ok(0);
+        }
+        Ok(scrollback.prepend(&rows))
+    }
+
     /// On the server, right after a chunk: what a replica needs besides its bytes.
     pub fn replica_edits(&self) -> ReplicaEdits {
         let Some(redaction) = &self.state.redaction else { return ReplicaEdits::default() };

@@ -111,3 +111,24 @@ fn bad_edits_are_errors_never_panics() {
         }
     }
 }
+
+#[test]
+fn scrollback_left_on_the_server_is_fetched_before_what_the_replica_holds() {
+    let mut server = term(12, 3, vec![b"SECRET"]);
+    for i in 0..80 {
+        server.advance(format!("row {i}\r\n").as_bytes());
+    }
+    let (mut replica, _) = Terminal::restore(&server.snapshot(10)).unwrap();
+    let held_from = replica.first_line();
+    let (first, rows) = server.scrollback_rows(held_from, 25);
+    assert_eq!(first, held_from - 25);
+    assert_eq!(replica.prepend_scrollback(first, &rows), Ok(25));
+    assert_eq!(replica.first_line(), first);
+    for line in first..server.screen_line() {
+        assert_eq!(replica.line(line), server.line(line), "line {line}");
+    }
+    // Rows that no longer end where the replica's begin are left out.
+    let (first, rows) = server.scrollback_rows(held_from, 5);
+    assert_eq!(replica.prepend_scrollback(first, &rows), Ok(0));
+    assert!(replica.prepend_scrollback(first, &rows[..rows.len() - 1]).is_err());
+}

@@ -32,6 +32,17 @@ impl Scrollback {
         Scrollback { rows, limit, scratch, pushed }
     }
 
+    /// Put `rows` (oldest first) before the oldest row held, as many as the limit leaves room
+    /// for (the newest of them); returns how many.
+    pub(super) fn prepend(&mut self, rows: &[Row]) -> usize {
+        let room = self.limit.saturating_sub(self.rows.len()).min(rows.len());
+        let scratch = &mut self.scratch;
+        for row in rows[rows.len() - room..].iter().rev() {
+            self.rows.push_front(PackedRow::pack_with(row, scratch));
+        }
+        room
+    }
+
     pub fn limit(&self) -> usize {
         self.limit
     }

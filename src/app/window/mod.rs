@@ -46,7 +46,7 @@ enum UserEvent {
     ConfigChanged,
     /// Another window attached to this instance, or typed into it.
     Attached(std::os::unix::net::UnixStream),
-    WindowInput(crate::app::attach::WindowInput),
+    WindowAsked(crate::app::attach::FromWindow),
 }
 
 /// Run with a window until it is closed or the instance is stopped. Returns the exit code.
@@ -71,7 +71,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
     forward(server.config_changes(), proxy.clone(), |()| UserEvent::ConfigChanged);
     forward(server.windows(), proxy.clone(), UserEvent::Attached);
-    forward(server.window_inputs(), proxy.clone(), UserEvent::WindowInput);
+    forward(server.window_inputs(), proxy.clone(), UserEvent::WindowAsked);
     let gpu_instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(
         Box::new(event_loop.owned_display_handle()),
     ));
@@ -422,7 +422,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                 self.server.attach_window(stream);
                 self.server.workspace_mut().sync_windows();
             }
-            UserEvent::WindowInput(input) => self.server.window_input(input),
+            UserEvent::WindowAsked(asked) => self.server.window_asked(asked),
             UserEvent::Signal(Signal::Child) => {
                 self.server.workspace_mut().check_ended_locks();
                 if let Some(code) = self.server.first_exit() {

@@ -136,6 +136,34 @@ impl Workspace {
         pane.session.send(bytes).map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))
     }
 
+    /// Carry out what an attached window asks: its input for a pane (it becomes the active
+    /// window, whose area the panes take), its area, scrollback rows its replica lacks. A pane
+    /// gone meanwhile is no one's.
+    #[cfg(unix)]
+    pub fn window_asked(&mut self, asked: crate::app::attach::FromWindow) {
+        use crate::app::attach::FromWindow;
+        match asked {
+            FromWindow::Input { from, pane, bytes } => {
+                if let Some(area) = self.attached.typed(&from) {
+                    self.set_area(area);
+                }
+                if let Some(entry) = self.panes.get(&pane) {
+                    let _ = entry.session.send(bytes);
+                }
+            }
+            FromWindow::Area { from, size } => {
+                if let Some(area) = self.attached.sized(&from, size) {
+                    self.set_area(area);
+                }
+            }
+            FromWindow::Scrollback { from, pane, before, count } => {
+                if let Some(entry) = self.panes.get(&pane) {
+                    self.attached.send_rows(&from, pane, &entry.session, before, count);
+                }
+            }
+        }
+    }
+
     fn capture(&mut self, pane: PaneId, scrollback: bool) -> Result<Reply, Refusal> {
         let pane = self.pane_mut(pane)?;
         let term = pane.session.term();

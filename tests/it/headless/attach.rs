@@ -316,3 +316,61 @@ fn a_client_inside_a_lock_cannot_attach() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(!instance.capture("1").contains("uid="), "the refused client typed nothing");
 }
+
+impl TestWindow {
+    fn send(&self, frame: ToServer) {
+        (&self.stream).write_all(&frame.encode()).expect("send a frame");
+    }
+
+    fn size(&self, pane: u32) -> Option<(usize, usize)> {
+        let replicas = self.replicas.lock().unwrap();
+        let size = replicas.get(pane).map(|t| t.lock().unwrap().size());
+        size.map(|s| (s.cols, s.lines))
+    }
+}
+
+#[test]
+fn the_panes_take_the_size_of_the_window_active_last() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let (one, two) = (TestWindow::attach(&instance), TestWindow::attach(&instance));
+    one.send(ToServer::Area { cols: 100, rows: 30 });
+    wait_for("the first window's size", || two.size(1) == Some((100, 30)));
+    one.type_in(1, "echo one\r");
+    // The second window says its size, but the first is the one in use.
+    two.send(ToServer::Area { cols: 60, rows: 20 });
+    one.wait_for_text(1, "one");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(instance.pane(1)["cols"], 100);
+    // Typing makes the second window the active one: its size wins.
+    two.type_in(1, "echo two\r");
+    wait_for("the second window's size", || one.size(1) == Some((60, 20)));
+    two.wait_for_text(1, "two");
+    same_as_server(&instance, &one, 1);
+}
+
+#[test]
+fn scrollback_left_on_the_server_is_fetched_when_scrolled_to() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    instance.send_keys("1", "seq 1 3000 Enter");
+    instance.wait_for_text("1", "\n3000\n");
+    let window = TestWindow::attach(&instance);
+    window.wait_for_text(1, "3000");
+    let held = |w: &TestWindow| {
+        let replicas = w.replicas.lock().unwrap();
+        let term = replicas.get(1).expect("pane 1").lock().unwrap();
+        (term.first_line(), term.scrollback_len())
+    };
+    let (first, len) = held(&window);
+    assert_eq!(len, 1000, "the snapshot holds the newest rows only");
+    window.send(ToServer::Scrollback { pane: 1, before: first, count: 1500 });
+    wait_for("the rows fetched", || held(&window).1 == 2500);
+    let replicas = window.replicas.lock().unwrap();
+    let term = replicas.get(1).expect("pane 1").lock().unwrap();
+    let text = term.scrollback_text();
+    let server = instance.ctl(&["capture", "--pane", "1", "--scrollback"]);
+    assert!(server.ends_with(&(text + &term.screen_text())), "the replica's rows are the server's");
+}
