@@ -23,6 +23,8 @@ use crate::mux::PaneId;
 use crate::pty::PaneSession;
 use crate::term::{Follower, ReplicaEdits, TermSize, Terminal};
 
+/// Windows attached at once; one more is told so and closed.
+const MOST_WINDOWS: usize = 64;
 /// Frames queued for one window before it counts as not reading.
 const QUEUED_FRAMES: usize = 512;
 /// Scrollback rows sent with a pane's snapshot; older ones stay on the server.
@@ -248,6 +250,14 @@ impl Attached {
         stream: UnixStream,
         panes: impl Iterator<Item = (PaneId, &'a PaneSession)>,
     ) -> std::io::Result<()> {
+        self.windows.retain(|w| !w.gone.load(Ordering::Acquire));
+        if self.windows.len() >= MOST_WINDOWS {
+            let reason = format!("{MOST_WINDOWS} windows are attached already");
+            let mut stream = stream;
+            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+            let _ = write_frames(&mut stream, &[&ToWindow::Refused { reason }.encode()]);
+            return Ok(());
+        }
         let (frames, queued) = crossbeam_channel::bounded(QUEUED_FRAMES);
         let window = Arc::new(Window {
             pid: crate::ctl::connected_pid(&stream),

@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +23,8 @@ use super::{CtlError, Scope};
 pub const HELLO_WAIT: Duration = Duration::from_secs(10);
 /// Greeted windows the app has not taken yet; more are told the server is busy.
 const WAITING: usize = 16;
+/// Connections saying hello at once; more are told the server is busy.
+const GREETING: usize = 16;
 
 /// The attach socket beside the control socket at `control`.
 pub fn attach_socket(control: &Path) -> PathBuf {
@@ -75,6 +77,7 @@ fn refuse(mut stream: &UnixStream, reason: String) {
 }
 
 fn accept_loop(listener: &UnixListener, to_app: &Sender<UnixStream>, shutdown: &AtomicBool) {
+    let greeting = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         if shutdown.load(Ordering::SeqCst) {
             return;
@@ -87,19 +90,29 @@ fn accept_loop(listener: &UnixListener, to_app: &Sender<UnixStream>, shutdown: &
             refuse(&stream, why);
             continue;
         }
+        if greeting.load(Ordering::SeqCst) >= GREETING {
+            refuse(&stream, "the server is busy attaching windows; try again".into());
+            continue;
+        }
         let to_app = to_app.clone();
-        // Its own thread: a client that never says hello holds only that.
-        let _ =
-            std::thread::Builder::new().name("attach-hello".into()).spawn(move || {
-                match greet(&stream) {
-                    Ok(()) => {
-                        if let Err(e) = to_app.try_send(stream) {
-                            refuse(&e.into_inner(), "the server is busy attaching windows".into());
-                        }
+        greeting.fetch_add(1, Ordering::SeqCst);
+        let counted = greeting.clone();
+        // Its own thread: a client that never says hello holds only that, for HELLO_WAIT.
+        let spawned = std::thread::Builder::new().name("attach-hello".into()).spawn(move || {
+            let greeted = greet(&stream);
+            counted.fetch_sub(1, Ordering::SeqCst);
+            match greeted {
+                Ok(()) => {
+                    if let Err(e) = to_app.try_send(stream) {
+                        refuse(&e.into_inner(), "the server is busy attaching windows".into());
                     }
-                    Err(e) => refuse(&stream, e.to_string()),
                 }
-            });
+                Err(e) => refuse(&stream, e.to_string()),
+            }
+        });
+        if spawned.is_err() {
+            greeting.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 
