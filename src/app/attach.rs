@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -25,6 +25,10 @@ use crate::term::{Follower, ReplicaEdits, TermSize, Terminal};
 
 /// Windows attached at once; one more is told so and closed.
 const MOST_WINDOWS: usize = 64;
+/// The largest area a window may lay panes out in, in cells (an 8K screen in a 4-pixel font).
+const MOST_AREA: (u16, u16) = (2048, 1024);
+/// Bytes queued for one window before it counts as not reading.
+const QUEUED_BYTES: usize = 64 << 20;
 /// Frames queued for one window before it counts as not reading.
 const QUEUED_FRAMES: usize = 512;
 /// Scrollback rows sent with a pane's snapshot; older ones stay on the server.
@@ -59,11 +63,18 @@ struct Window {
     farewell: Mutex<Option<String>>,
     /// The cells it lays tabs out in, once it said.
     area: Mutex<Option<TermSize>>,
+    /// Bytes queued for it and not yet written.
+    queued_bytes: AtomicUsize,
 }
 
 impl Window {
     fn send(&self, frame: &Arc<[u8]>) {
-        if !self.gone.load(Ordering::Acquire) && self.frames.try_send(frame.clone()).is_err() {
+        if self.gone.load(Ordering::Acquire) {
+            return;
+        }
+        let queued = self.queued_bytes.fetch_add(frame.len(), Ordering::AcqRel) + frame.len();
+        if queued > QUEUED_BYTES || self.frames.try_send(frame.clone()).is_err() {
+            self.queued_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
             self.end(Some("this window fell behind the server's output; attach again".into()));
         }
     }
@@ -265,6 +276,7 @@ impl Attached {
             gone: AtomicBool::new(false),
             farewell: Mutex::new(None),
             area: Mutex::new(None),
+            queued_bytes: AtomicUsize::new(0),
         });
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let (reading, writing) = (stream.try_clone()?, stream);
@@ -297,7 +309,10 @@ fn write_to(mut stream: UnixStream, window: &Window, queued: &Receiver<Arc<[u8]>
     loop {
         match queued.recv_timeout(Duration::from_millis(200)) {
             Ok(frame) => {
-                if write_frames(&mut stream, &[&frame]).is_err() {
+                let written = write_frames(&mut stream, &[&frame]);
+                window.queued_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
+                drop(frame);
+                if written.is_err() {
                     window.end(None);
                     break;
                 }
@@ -312,6 +327,8 @@ fn write_to(mut stream: UnixStream, window: &Window, queued: &Receiver<Arc<[u8]>
             break;
         }
     }
+    // What it will never be sent goes now, not when the pane next prunes its list.
+    while queued.try_recv().is_ok() {}
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
@@ -331,6 +348,9 @@ fn read_from(stream: UnixStream, window: &Arc<Window>, input: &Sender<FromWindow
                 FromWindow::Input { from: from(), pane: PaneId(pane), bytes }
             }
             Ok(ToServer::Area { cols, rows }) => {
+                // No window is wider or taller than this many cells; the panes' models would
+                // cost the server what a window cannot show.
+                let (cols, rows) = (cols.clamp(1, MOST_AREA.0), rows.clamp(1, MOST_AREA.1));
                 let size = TermSize::new(usize::from(cols), usize::from(rows));
                 FromWindow::Area { from: from(), size }
             }

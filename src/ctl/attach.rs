@@ -20,11 +20,11 @@ use super::wire::{read_frame, ToServer, ToWindow, WireError, VERSION};
 use super::{CtlError, Scope};
 
 /// How long a new connection has to say hello.
-pub const HELLO_WAIT: Duration = Duration::from_secs(10);
+pub const HELLO_WAIT: Duration = Duration::from_secs(5);
 /// Greeted windows the app has not taken yet; more are told the server is busy.
 const WAITING: usize = 16;
 /// Connections saying hello at once; more are told the server is busy.
-const GREETING: usize = 16;
+const GREETING: usize = 64;
 
 /// The attach socket beside the control socket at `control`.
 pub fn attach_socket(control: &Path) -> PathBuf {
