@@ -21,7 +21,7 @@ use crate::ctl::protocol::{WindowInfo, WindowView};
 use crate::ctl::wire::{read_frame, write_frames, ToServer, ToWindow, WireError, MAX_INPUT};
 use crate::mux::PaneId;
 use crate::pty::PaneSession;
-use crate::term::{Follower, ReplicaEdits, TermSize, Terminal};
+use crate::term::{Follower, TermSize, Terminal};
 
 /// Windows attached at once; one more is told so and closed.
 const MOST_WINDOWS: usize = 64;
@@ -94,6 +94,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// `pane`'s model as it stands, for a replica to start from.
+fn pane_frame(pane: u32, term: &Terminal) -> Arc<[u8]> {
+    ToWindow::Pane { pane, snapshot: term.snapshot(SNAPSHOT_SCROLLBACK) }.encode().into()
+}
+
 /// A pane's model's follower: each change, to the windows that hold its replica.
 struct PaneFeed {
     pane: u32,
@@ -101,13 +106,13 @@ struct PaneFeed {
 }
 
 impl PaneFeed {
-    fn send(&self, frame: impl FnOnce() -> ToWindow) {
+    fn send(&self, frame: impl FnOnce() -> Arc<[u8]>) {
         let mut subscribers = lock(&self.subscribers);
         subscribers.retain(|w| !w.gone.load(Ordering::Acquire));
         if subscribers.is_empty() {
             return;
         }
-        let frame: Arc<[u8]> = frame().encode().into();
+        let frame = frame();
         for window in subscribers.iter() {
             window.send(&frame);
         }
@@ -115,19 +120,17 @@ impl PaneFeed {
 }
 
 impl Follower for PaneFeed {
-    fn parsed(&mut self, bytes: &[u8], masked: bool, edits: ReplicaEdits) {
+    fn parsed(&mut self, bytes: &[u8], masked: bool, term: &Terminal) {
         let pane = self.pane;
-        self.send(|| ToWindow::Chunk {
-            pane,
-            masked,
-            bytes: bytes.to_vec(),
-            edits: edits.encode(),
+        self.send(|| {
+            let edits = term.replica_edits().encode();
+            ToWindow::Chunk { pane, masked, bytes: bytes.to_vec(), edits }.encode().into()
         });
     }
 
     fn restarted(&mut self, term: &Terminal) {
         let pane = self.pane;
-        self.send(|| ToWindow::Pane { pane, snapshot: term.snapshot(SNAPSHOT_SCROLLBACK) });
+        self.send(|| pane_frame(pane, term));
     }
 }
 
@@ -212,10 +215,7 @@ impl Attached {
         let feed = PaneFeed { pane: pane.0, subscribers: subscribers.clone() };
         term.set_follower(Some(Box::new(feed)));
         if !self.windows.is_empty() {
-            let frame: Arc<[u8]> =
-                ToWindow::Pane { pane: pane.0, snapshot: term.snapshot(SNAPSHOT_SCROLLBACK) }
-                    .encode()
-                    .into();
+            let frame = pane_frame(pane.0, &term);
             let mut list = lock(&subscribers);
             for window in &self.windows {
                 window.send(&frame);
@@ -292,8 +292,7 @@ impl Attached {
         for (pane, session) in panes {
             let Some(subscribers) = self.panes.get(&pane) else { continue };
             let term = lock(session.terminal());
-            let snapshot = term.snapshot(SNAPSHOT_SCROLLBACK);
-            window.send(&ToWindow::Pane { pane: pane.0, snapshot }.encode().into());
+            window.send(&pane_frame(pane.0, &term));
             lock(subscribers).push(window.clone());
         }
         if !self.view.is_empty() {

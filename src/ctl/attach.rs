@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use super::server::{bind_private, check_peer};
+use super::server::{bind_private, check_peer, stop_listening};
 use super::wire::{read_frame, ToServer, ToWindow, WireError, VERSION};
 use super::{CtlError, Scope};
 
@@ -64,9 +64,7 @@ impl AttachServer {
 
 impl Drop for AttachServer {
     fn drop(&mut self) {
-        self.shutdown.store(true, Ordering::SeqCst);
-        let _ = UnixStream::connect(&self.path);
-        let _ = std::fs::remove_file(&self.path);
+        stop_listening(&self.path, &self.shutdown);
     }
 }
 

@@ -128,11 +128,16 @@ impl ControlServer {
 
 impl Drop for ControlServer {
     fn drop(&mut self) {
-        self.shutdown.store(true, Ordering::SeqCst);
-        // Wake the listener so it sees the flag and ends.
-        let _ = UnixStream::connect(&self.path);
-        let _ = std::fs::remove_file(&self.path);
+        stop_listening(&self.path, &self.shutdown);
     }
+}
+
+/// Tell a listener on `path` to end (it sees `shutdown` once woken) and remove its socket.
+pub(super) fn stop_listening(path: &Path, shutdown: &AtomicBool) {
+    shutdown.store(true, Ordering::SeqCst);
+    // Wake the listener so it sees the flag and ends.
+    let _ = UnixStream::connect(path);
+    let _ = std::fs::remove_file(path);
 }
 
 /// Listen on `path` (mode 0600). A socket left there by a dead instance is replaced; a live

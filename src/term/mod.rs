@@ -161,11 +161,9 @@ impl Terminal {
         }
         self.state.clean_runs.begin_chunk(false);
         self.state.redact_changes();
-        if self.follower.is_some() {
-            let edits = self.replica_edits();
-            if let Some(follower) = &mut self.follower {
-                follower.parsed(bytes, masked, edits);
-            }
+        if let Some(mut follower) = self.follower.take() {
+            follower.parsed(bytes, masked, self);
+            self.follower = Some(follower);
         }
     }
 

@@ -21,9 +21,10 @@ use super::Terminal;
 /// Who follows a model's changes in the order they happen: on the server, a pane's replicas.
 /// Called with the model's lock held, so it must not block.
 pub trait Follower: Send {
-    /// One chunk the model parsed (as [`Terminal::advance_masked`] when `masked`), and what
-    /// its redactor did in it.
-    fn parsed(&mut self, bytes: &[u8], masked: bool, edits: ReplicaEdits);
+    /// One chunk the model parsed (as [`Terminal::advance_masked`] when `masked`); what its
+    /// redactor did in it is `term.replica_edits()`, worked out only by a follower that
+    /// sends it somewhere.
+    fn parsed(&mut self, bytes: &[u8], masked: bool, term: &Terminal);
     /// The model changed other than by parsing (a resize, a new redactor): a replica starts
     /// again from `term` as it now stands.
     fn restarted(&mut self, term: &Terminal);
