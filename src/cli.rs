@@ -11,7 +11,7 @@ use paddock::term::TermSize;
     name = "paddock",
     version,
     about = "A terminal multiplexer for running coding agents side by side",
-    after_help = "Examples:\n  paddock --headless -e bash     run without a window; prints the control socket\n  paddock ls                     every pane of every running instance\n  paddock ctl send --pane 1 --keys \"echo hi Enter\""
+    after_help = "Examples:\n  paddock                        a window on your paddock server (started if none runs)\n  paddock server -e bash         the server alone; prints the control socket\n  paddock attach                 another window on the running server\n  paddock ls                     every pane of every running instance\n  paddock ctl send --pane 1 --keys \"echo hi Enter\""
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -23,9 +23,13 @@ pub struct Cli {
 /// How to run an instance (when no subcommand is given).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Run without a window, controlled through the control socket (printed on stdout).
+    /// Run without a window, controlled through the control socket (printed on stdout); the
+    /// same as `paddock server`.
     #[arg(long)]
     pub headless: bool,
+    /// A window that owns its panes, with no server: closing it ends them.
+    #[arg(long, conflicts_with = "headless")]
+    pub single_process: bool,
     /// Exit when the first tab's program exits, with its exit code.
     #[arg(long)]
     pub exit_with_child: bool,
@@ -52,6 +56,10 @@ pub enum Command {
     /// Run the server that owns the panes, without a window (as `--headless`): windows
     /// attach to it through the attach socket beside its control socket.
     Server(RunArgs),
+    /// Open a window on a running paddock server (the newest, or the one at --socket).
+    Attach(AttachArgs),
+    /// End the paddock server and every pane in it (as `paddock ctl stop`).
+    KillServer(KillServerArgs),
     /// Feed a recorded byte stream to the terminal model and print the final screen.
     Replay(ReplayArgs),
     /// List every pane of every running instance.
@@ -69,6 +77,23 @@ pub enum Command {
     Net(NetArgs),
     /// Agents' own hooks, pointed at paddock, so that an agent tells its pane when it waits.
     Hook(HookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// The server's control socket (`<pid>.sock`) or its attach socket (`<pid>.attach`).
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Read the window's configuration (look, keys) from PATH.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct KillServerArgs {
+    /// The server's control socket (default: the only one running).
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,8 @@ mod net_cli;
 mod remote;
 mod sandbox_cli;
 mod vault_cli;
+#[cfg(unix)]
+mod window;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -14,6 +16,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 
+#[cfg(unix)]
+use cli::AttachArgs;
 use cli::{Cli, Command, ConfigVerb, Format, ReplayArgs, RunArgs};
 use paddock::config;
 
@@ -46,8 +50,13 @@ fn main() -> ExitCode {
         Some(Command::Ls(args)) => finish("paddock ls", remote::ls(&args), 1),
         #[cfg(unix)]
         Some(Command::Ctl(args)) => finish("paddock ctl", remote::ctl(args), 1),
+        #[cfg(unix)]
+        Some(Command::KillServer(args)) => {
+            let ctl = cli::CtlArgs { socket: args.socket, verb: cli::CtlVerb::Stop };
+            finish("paddock kill-server", remote::ctl(ctl), 1)
+        }
         #[cfg(not(unix))]
-        Some(Command::Ls(_) | Command::Ctl(_)) => {
+        Some(Command::Ls(_) | Command::Ctl(_) | Command::KillServer(_)) => {
             eprintln!("paddock: the control socket is not available on this platform yet");
             ExitCode::from(2)
         }
@@ -70,6 +79,10 @@ fn main() -> ExitCode {
             finish("paddock hook", hook_cli::run(args.verb, cli.run.config.as_deref()), 1)
         }
         Some(Command::Server(args)) => run(RunArgs { headless: true, ..args }),
+        #[cfg(unix)]
+        Some(Command::Attach(args)) => attach(&args),
+        #[cfg(not(unix))]
+        Some(Command::Attach(_)) => run(cli.run),
         None => run(cli.run),
     }
 }
@@ -109,16 +122,26 @@ fn check_config(path: Option<std::path::PathBuf>) -> ExitCode {
     }
 }
 
+/// The configuration file: `explicit` (--config), else the default place. Made absolute: the
+/// file is watched, and read again, for as long as paddock runs.
+#[cfg(unix)]
+fn config_path(explicit: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+    explicit
+        .map(ToOwned::to_owned)
+        .or_else(config::default_path)
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+}
+
 /// The configuration to run with: the file's (`--config`, else the default place), or the
 /// defaults and the reason when it cannot be used. A bad file never stops paddock.
 #[cfg(unix)]
-fn load_config(args: &RunArgs, path: Option<&std::path::Path>) -> (config::Config, Option<String>) {
+fn load_config(explicit: bool, path: Option<&std::path::Path>) -> (config::Config, Option<String>) {
     let Some(path) = path else {
         return (config::Config::default(), None);
     };
     match config::load(path) {
         Ok(Some(config)) => (config, None),
-        Ok(None) if args.config.is_some() => {
+        Ok(None) if explicit => {
             (config::Config::default(), Some(format!("{}: no such file", path.display())))
         }
         Ok(None) => (config::Config::default(), None),
@@ -138,14 +161,12 @@ fn finish(what: &str, result: anyhow::Result<()>, failure: u8) -> ExitCode {
 
 #[cfg(unix)]
 fn run(args: RunArgs) -> ExitCode {
+    if !args.headless && !args.single_process {
+        return exit_with(window::open(&args));
+    }
     let headless = args.headless;
-    // Made absolute: the file is watched, and read again, for as long as paddock runs.
-    let config_path = args
-        .config
-        .clone()
-        .or_else(config::default_path)
-        .map(|p| std::path::absolute(&p).unwrap_or(p));
-    let (mut config, config_problems) = load_config(&args, config_path.as_deref());
+    let config_path = config_path(args.config.as_deref());
+    let (mut config, config_problems) = load_config(args.config.is_some(), config_path.as_deref());
     if let Some(lines) = args.scrollback {
         config.scrollback_lines = lines;
     }
@@ -164,6 +185,11 @@ fn run(args: RunArgs) -> ExitCode {
     } else {
         paddock::app::window::run(options)
     };
+    exit_with(result)
+}
+
+#[cfg(unix)]
+fn exit_with(result: anyhow::Result<u8>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
@@ -171,6 +197,12 @@ fn run(args: RunArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `paddock attach`: a window on a running server.
+#[cfg(unix)]
+fn attach(args: &AttachArgs) -> ExitCode {
+    exit_with(window::attach(args))
 }
 
 #[cfg(not(unix))]

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::ctl::protocol::{WindowInfo, WindowView};
+use crate::ctl::protocol::{WindowAction, WindowInfo, WindowView};
 use crate::ctl::wire::{read_frame, write_frames, ToServer, ToWindow, WireError, MAX_INPUT};
 use crate::mux::PaneId;
 use crate::pty::PaneSession;
@@ -46,11 +46,20 @@ pub enum FromWindow {
     Area { from: WindowHandle, size: TermSize },
     /// Scrollback rows its replica of `pane` does not hold.
     Scrollback { from: WindowHandle, pane: PaneId, before: u64, count: usize },
+    /// What one of its key bindings asks.
+    Act { from: WindowHandle, action: WindowAction },
 }
 
 /// One attached window, for the main loop to answer.
 #[derive(Clone)]
 pub struct WindowHandle(Arc<Window>);
+
+impl WindowHandle {
+    /// Tell the window's user something (why an action did not happen).
+    pub fn say(&self, text: String) {
+        self.0.send(&ToWindow::Said { text }.encode().into());
+    }
+}
 
 /// One attached window, as the server sees it.
 struct Window {
@@ -359,6 +368,7 @@ fn read_from(stream: UnixStream, window: &Arc<Window>, input: &Sender<FromWindow
                 before,
                 count: (count as usize).min(MOST_ROWS_ASKED),
             },
+            Ok(ToServer::Act(action)) => FromWindow::Act { from: from(), action },
             Ok(ToServer::Detach) => break None,
             Ok(ToServer::Hello { .. }) => break Some("a second hello".into()),
             Err(e) => break Some(e.to_string()),

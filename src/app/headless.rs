@@ -34,8 +34,8 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
                 }
             }
             recv(window_inputs) -> input => {
-                if let Ok(input) = input {
-                    server.window_asked(input);
+                if let Some(code) = input.ok().and_then(|input| server.window_asked(input)) {
+                    break code;
                 }
             }
             recv(server.calls()) -> call => {

@@ -22,6 +22,8 @@ pub mod worktree;
 #[cfg(unix)]
 pub mod headless;
 #[cfg(unix)]
+pub mod launch;
+#[cfg(unix)]
 pub mod server;
 #[cfg(unix)]
 mod signals;
@@ -30,4 +32,4 @@ mod split_lock;
 pub mod window;
 
 pub use pane_endpoint::PaneEndpoints;
-pub use workspace::{Outcome, Workspace, WorkspaceOptions};
+pub use workspace::{ChangedLook, LockLook, Outcome, PaneLook, Shown, Workspace, WorkspaceOptions};

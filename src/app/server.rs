@@ -10,14 +10,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::attach::{FromWindow, WindowHandle};
 use super::pane_endpoint::{self, PaneEndpoints};
 use super::workspace::{Outcome, Workspace, WorkspaceOptions};
 use crate::config::watch::{watch, ConfigWatcher};
 use crate::config::{Config, ThreadSpec};
 use crate::ctl::attach::{attach_socket, AttachServer};
-use crate::ctl::protocol::Reply;
+use crate::ctl::protocol::{Reply, SplitDirection, WindowAction};
 use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer, Scope};
-use crate::mux::PaneId;
+use crate::mux::{Axis, PaneId};
 use crate::pty::{PaneSession, PaneStatus};
 use crate::term::TermSize;
 
@@ -151,6 +152,11 @@ impl Server {
         self.control.calls()
     }
 
+    /// Where windows attach to this instance.
+    pub fn attach_socket(&self) -> &Path {
+        self.attach.path()
+    }
+
     /// Windows that said hello on the attach socket, to be served (`attach_window`).
     pub fn windows(&self) -> crossbeam_channel::Receiver<std::os::unix::net::UnixStream> {
         self.attach.windows().clone()
@@ -168,9 +174,87 @@ impl Server {
         self.workspace.attached().inputs().clone()
     }
 
-    /// Carry out what an attached window asks.
-    pub fn window_asked(&mut self, asked: crate::app::attach::FromWindow) {
-        self.workspace.window_asked(asked);
+    /// Carry out what an attached window asks; `Some(code)` when the instance should stop.
+    pub fn window_asked(&mut self, asked: FromWindow) -> Option<u8> {
+        let FromWindow::Act { from, action } = asked else {
+            self.workspace.window_asked(asked);
+            return None;
+        };
+        // Acting is being active, as typing is: the panes take this window's size.
+        self.workspace.window_acted(&from);
+        match self.act(action, &from) {
+            Ok(code) => code,
+            Err(why) => {
+                from.say(why);
+                None
+            }
+        }
+    }
+
+    /// Carry out a window's key binding on the pane it names (focused first, so the server's
+    /// focus and `paddock ls` follow the window that acted last).
+    fn act(&mut self, action: WindowAction, from: &WindowHandle) -> Result<Option<u8>, String> {
+        let workspace = &mut self.workspace;
+        let named = match &action {
+            WindowAction::NewTab { from: None } => None,
+            WindowAction::NewTab { from: Some(pane) }
+            | WindowAction::Split { pane, .. }
+            | WindowAction::Close { pane }
+            | WindowAction::Focus { pane }
+            | WindowAction::Zoom { pane }
+            | WindowAction::Divider { pane, .. }
+            | WindowAction::Restart { pane }
+            | WindowAction::ToggleMute { pane }
+            | WindowAction::AllowHost { pane }
+            | WindowAction::ApproveProgram { pane } => Some(PaneId(*pane)),
+        };
+        if let Some(pane) = named {
+            if workspace.session(pane).is_none() {
+                return Err(format!("pane {} is gone", pane.0));
+            }
+            workspace.focus(pane);
+        }
+        let pane = named.unwrap_or(PaneId(0));
+        match action {
+            WindowAction::NewTab { .. } => {
+                // Opened from a locked pane, it is locked the same way.
+                workspace
+                    .open_tab_from(named)
+                    .map_err(|why| format!("cannot open a tab: {why}"))?;
+            }
+            WindowAction::Split { direction, .. } => {
+                let axis = match direction {
+                    SplitDirection::Right => Axis::Horizontal,
+                    SplitDirection::Down => Axis::Vertical,
+                };
+                workspace
+                    .split(pane, axis, Vec::new())
+                    .map_err(|why| format!("cannot split the pane: {why}"))?;
+            }
+            WindowAction::Close { .. } => return Ok(self.close_pane(pane)),
+            WindowAction::Focus { .. } => {}
+            WindowAction::Zoom { .. } => workspace.toggle_zoom(),
+            WindowAction::Divider { index, ratio, .. } => {
+                if !ratio.is_finite() {
+                    return Err("a divider's place must be a number".into());
+                }
+                workspace.set_divider_ratio(index, ratio);
+            }
+            WindowAction::Restart { .. } => self.restart_pane(pane),
+            WindowAction::ToggleMute { .. } => {
+                workspace.toggle_mute_focused();
+            }
+            WindowAction::AllowHost { .. } => match workspace.allow_refused_host(pane) {
+                Some(host) => from.say(format!("{host} allowed for this pane until it closes")),
+                None => return Err("this pane's network refused nothing to allow".into()),
+            },
+            WindowAction::ApproveProgram { .. } => {
+                let done = workspace.approve_changed_program(pane)?;
+                from.say(done);
+                self.restart_pane(pane);
+            }
+        }
+        Ok(None)
     }
 
     /// A signal after each edit of the configuration file (never, when it is not watched).

@@ -128,7 +128,7 @@ impl ThreadSpec {
 }
 
 /// What a pane's clipboard writes (OSC 52) do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename = "Clipboard")]
 pub enum ClipboardRule {
     /// Refused; the pane's title strip says so.

@@ -315,7 +315,7 @@ fn broken_files_get_exact_diagnostics() {
             "1:19: keys.search: expected a key chord such as \"Ctrl+Shift+T\" (Ctrl, Alt, Shift, then one key: a character or a name like PageUp, F5, Enter) or \"none\", found \"Ctrl+Hyper+F\"",
         ]),
         ("unknown action", "(keys: {\"nwe_tab\": \"F1\"})", &[
-            "1:9: keys.nwe_tab: unknown action `nwe_tab`: did you mean `new_tab`? (known: `new_tab`, `close_pane`, `split_right`, `split_down`, `focus_left`, `focus_right`, `focus_up`, `focus_down`, `zoom_pane`, `next_tab`, `previous_tab`, `font_bigger`, `font_smaller`, `font_reset`, `copy`, `paste`, `scroll_page_up`, `scroll_page_down`, `scroll_top`, `scroll_bottom`, `search`, `restart_thread`, `allow_clipboard`, `allow_host`, `approve_program`, `next_waiting`, `mute_pane`)",
+            "1:9: keys.nwe_tab: unknown action `nwe_tab`: did you mean `new_tab`? (known: `new_tab`, `close_pane`, `split_right`, `split_down`, `focus_left`, `focus_right`, `focus_up`, `focus_down`, `zoom_pane`, `next_tab`, `previous_tab`, `font_bigger`, `font_smaller`, `font_reset`, `copy`, `paste`, `scroll_page_up`, `scroll_page_down`, `scroll_top`, `scroll_bottom`, `search`, `restart_thread`, `allow_clipboard`, `allow_host`, `approve_program`, `next_waiting`, `mute_pane`, `detach`, `new_window`)",
         ]),
         ("chord taken twice", "(keys: {\"copy\": \"Alt+X\", \"paste\": \"Alt+X\"})", &[
             "1:35: keys.paste: \"Alt+X\" is already bound to `copy` (unbind it with `\"copy\": \"none\"`)",

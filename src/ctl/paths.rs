@@ -113,6 +113,8 @@ pub fn live_instances(dir: &Path) -> Result<Vec<PathBuf>, CtlError> {
             Liveness::Live => live.push(path),
             Liveness::Stale => {
                 let _ = std::fs::remove_file(&path);
+                // Its attach socket died with it.
+                let _ = std::fs::remove_file(super::attach::attach_socket(&path));
             }
             Liveness::Unknown => {}
         }

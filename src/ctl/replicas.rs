@@ -2,8 +2,8 @@
 //!
 //! Each pane's replica is a `Terminal` restored from the server's snapshot and fed the chunks
 //! the server's model parsed, with what its redactor did (`term::replica`), so it stays equal to
-//! the server's model. It never answers the program: its replies and events are dropped (the
-//! server's model answered already). A frame the replica cannot follow is an error: the window
+//! the server's model. It never answers the program: its replies are dropped (the server's
+//! model answered already); its events (bells, clipboard writes) stay for the window. A frame the replica cannot follow is an error: the window
 //! attaches again and starts from fresh snapshots.
 
 use std::collections::BTreeMap;
@@ -32,6 +32,8 @@ pub enum Applied {
     },
     /// The server will not go on with this window.
     Refused(String),
+    /// Something for the window's user (why an action did not happen).
+    Said(String),
     /// A frame a window does not act on.
     Nothing,
 }
@@ -104,7 +106,6 @@ impl Replicas {
                     .map_err(|source| ReplicaFault::Step { pane, source })?;
                 // Only the server answers the program.
                 drop(term.take_replies());
-                drop(term.take_events());
                 Ok(Applied::Output(pane))
             }
             ToWindow::Closed { pane } => {
@@ -127,6 +128,7 @@ impl Replicas {
                 Ok(Applied::Rows { pane, added })
             }
             ToWindow::Refused { reason } => Ok(Applied::Refused(reason)),
+            ToWindow::Said { text } => Ok(Applied::Said(text)),
             ToWindow::Hello { .. } => Ok(Applied::Nothing),
         }
     }

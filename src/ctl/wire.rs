@@ -12,6 +12,8 @@
 
 use std::io::{Read, Write};
 
+use super::protocol::WindowAction;
+
 /// The protocol's version. A window and a server of different versions do not talk.
 pub const VERSION: u16 = 1;
 /// The largest frame either side accepts: room for a snapshot with a long, wide scrollback.
@@ -20,7 +22,7 @@ pub const MAX_FRAME: usize = 64 << 20;
 pub const MAX_INPUT: usize = 4 << 20;
 
 /// A frame from a window to the server.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ToServer {
     Hello {
         version: u16,
@@ -44,6 +46,8 @@ pub enum ToServer {
         before: u64,
         count: u32,
     },
+    /// What a key binding asks (JSON inside the frame: actions are few and small).
+    Act(WindowAction),
 }
 
 /// A frame from the server to a window.
@@ -84,6 +88,10 @@ pub enum ToWindow {
     Refused {
         reason: String,
     },
+    /// What the window should tell its user: why an action it asked for did not happen.
+    Said {
+        text: String,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -108,12 +116,14 @@ mod kind {
     pub const DETACH: u8 = 3;
     pub const AREA: u8 = 4;
     pub const SCROLLBACK: u8 = 5;
+    pub const ACT: u8 = 6;
     pub const PANE: u8 = 64;
     pub const CHUNK: u8 = 65;
     pub const CLOSED: u8 = 66;
     pub const REFUSED: u8 = 67;
     pub const VIEW: u8 = 68;
     pub const ROWS: u8 = 69;
+    pub const SAID: u8 = 70;
 }
 
 /// A frame being written: its length is filled in at the end.
@@ -200,6 +210,11 @@ impl ToServer {
             ToServer::Scrollback { pane, before, count } => {
                 Out::new(kind::SCROLLBACK, 16).u32(*pane).u64(*before).u32(*count).done()
             }
+            ToServer::Act(action) => {
+                // Serializing plain data cannot fail.
+                let json = serde_json::to_vec(action).unwrap_or_default();
+                Out::new(kind::ACT, 4 + json.len()).bytes(&json).done()
+            }
         }
     }
 
@@ -220,6 +235,11 @@ impl ToServer {
             kind::AREA => ToServer::Area { cols: r.u16()?, rows: r.u16()? },
             kind::SCROLLBACK => {
                 ToServer::Scrollback { pane: r.u32()?, before: r.u64()?, count: r.u32()? }
+            }
+            kind::ACT => {
+                let action = serde_json::from_slice(&r.bytes()?)
+                    .map_err(|_| WireError::Malformed("an action that cannot be read"))?;
+                ToServer::Act(action)
             }
             _ => return Err(WireError::Malformed("an unknown kind of frame")),
         };
@@ -250,6 +270,9 @@ impl ToWindow {
             ToWindow::Refused { reason } => {
                 Out::new(kind::REFUSED, 4 + reason.len()).bytes(reason.as_bytes()).done()
             }
+            ToWindow::Said { text } => {
+                Out::new(kind::SAID, 4 + text.len()).bytes(text.as_bytes()).done()
+            }
         }
     }
 
@@ -273,6 +296,9 @@ impl ToWindow {
             kind::REFUSED => {
                 let reason = String::from_utf8_lossy(&r.bytes()?).into_owned();
                 ToWindow::Refused { reason }
+            }
+            kind::SAID => {
+                ToWindow::Said { text: String::from_utf8_lossy(&r.bytes()?).into_owned() }
             }
             _ => return Err(WireError::Malformed("an unknown kind of frame")),
         };

@@ -22,6 +22,7 @@ fn every_frame_reads_back_as_written() {
         ToWindow::View { json: b"{}".to_vec() },
         ToWindow::Rows { pane: 2, first: 1 << 40, rows: vec![4, 5] },
         ToWindow::Refused { reason: "no".into() },
+        ToWindow::Said { text: "cannot split".into() },
     ] {
         round_trip_window(frame);
     }
@@ -31,6 +32,8 @@ fn every_frame_reads_back_as_written() {
         ToServer::Detach,
         ToServer::Area { cols: 200, rows: 50 },
         ToServer::Scrollback { pane: 3, before: 12_345, count: 100 },
+        ToServer::Act(WindowAction::Divider { pane: 2, index: 1, ratio: 0.25 }),
+        ToServer::Act(WindowAction::NewTab { from: None }),
     ] {
         let bytes = frame.encode();
         let mut buf = Vec::new();
@@ -58,4 +61,11 @@ fn bad_frames_are_errors() {
     assert!(matches!(read_frame(&mut &[][..], MAX_FRAME, &mut buf), Err(WireError::Closed)));
     let input = ToServer::Input { pane: 1, bytes: vec![0; MAX_INPUT + 1] }.encode();
     assert!(matches!(ToServer::decode(&input[4..]), Err(WireError::TooLarge(_))));
+    // An action that is not one, or names a field no action has.
+    for json in [&b"{}"[..], br#"{"action":"explode"}"#, br#"{"action":"close","pane":1,"x":2}"#] {
+        let mut frame = vec![6];
+        frame.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        frame.extend_from_slice(json);
+        assert!(ToServer::decode(&frame).is_err(), "{}", String::from_utf8_lossy(json));
+    }
 }

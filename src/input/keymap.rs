@@ -33,6 +33,8 @@ pub enum Action {
     ApproveProgram,
     NextWaiting,
     MutePane,
+    Detach,
+    NewWindow,
 }
 
 /// Every action: (action, name, default chord, what it does).
@@ -118,6 +120,18 @@ pub const ACTIONS: &[(Action, &str, &str, &str)] = &[
         "mute_pane",
         "Ctrl+Shift+M",
         "mute the focused pane (it never notifies or counts as waiting), or unmute it",
+    ),
+    (
+        Action::Detach,
+        "detach",
+        "Ctrl+Shift+Q",
+        "close this window and leave every pane running in the paddock server (`paddock attach` shows them again)",
+    ),
+    (
+        Action::NewWindow,
+        "new_window",
+        "Ctrl+Shift+K",
+        "open another window on the same paddock server, with its own tab, focus and scroll",
     ),
 ];
 

@@ -47,7 +47,7 @@ enum Command {
 }
 
 /// One pane's pulse at one tick.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PanePulse {
     pub state: PulseState,
     pub cpu_percent: f32,

@@ -21,7 +21,7 @@ pub const SUSTAINED: Duration = Duration::from_secs(5);
 /// A change on the screen this soon after the user typed is the echo of their keys, not work.
 pub const ECHO: Duration = Duration::from_millis(500);
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum PulseState {
     Working,
     Quiet,
@@ -43,7 +43,7 @@ impl PulseState {
 }
 
 /// Why a pane needs its user.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Reason {
     Bell,
     /// A desktop notification (OSC 9, 777, 99) or `paddock ctl notify`: its text.

@@ -29,6 +29,8 @@ pub enum RenderError {
     Readback(String),
     #[error("cannot draw text: {0}")]
     Text(String),
+    #[error("the window cannot be drawn on any more ({0}); was its display closed?")]
+    Surface(String),
 }
 
 #[cfg(test)]

@@ -82,3 +82,5 @@ mod tidy;
 mod vault;
 #[cfg(target_os = "linux")]
 mod window;
+#[cfg(target_os = "linux")]
+mod window_attach;

@@ -13,16 +13,16 @@ use paddock::render::scene::Theme;
 const PADDOCK: &str = env!("CARGO_BIN_EXE_paddock");
 
 /// An X server on a display of its own, stopped on drop.
-struct Xvfb {
-    child: Child,
-    display: String,
+pub(crate) struct Xvfb {
+    pub(crate) child: Child,
+    pub(crate) display: String,
 }
 
 impl Xvfb {
     /// An X server on a free display: Xvfb picks the number itself (`-displayfd`) and writes it
     /// once it accepts connections, so parallel tests and stale sockets of killed servers never
     /// collide.
-    fn start() -> Xvfb {
+    pub(crate) fn start() -> Xvfb {
         let mut child = Command::new("Xvfb")
             .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
             .stdout(Stdio::piped())
@@ -37,7 +37,7 @@ impl Xvfb {
         Xvfb { child, display: format!(":{number}") }
     }
 
-    fn command(&self, program: &str) -> Command {
+    pub(crate) fn command(&self, program: &str) -> Command {
         let mut command = Command::new(program);
         command.env("DISPLAY", &self.display).env_remove("WAYLAND_DISPLAY");
         command
@@ -52,7 +52,7 @@ impl Drop for Xvfb {
     }
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -63,7 +63,7 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 /// Screenshots of the whole screen into `shot` until one `shows` what is wanted, for as long as
 /// `wait_for` would wait (frames follow output asynchronously, and a busy machine draws late):
 /// whether one did, and the last screenshot.
-fn screenshot_until(
+pub(crate) fn screenshot_until(
     x: &Xvfb,
     shot: &Path,
     shows: impl Fn(&crate::images::Image) -> bool,
@@ -82,7 +82,7 @@ fn screenshot_until(
     }
 }
 
-fn run(command: &mut Command) -> String {
+pub(crate) fn run(command: &mut Command) -> String {
     let out = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
     assert!(out.status.success(), "{command:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -157,7 +157,7 @@ fn shows_active_tab(image: &crate::images::Image) -> bool {
     patch.filter(|&(x, y)| pixel(image, x, y) == foreground).count() >= 100
 }
 
-fn distinct_colors(image: &crate::images::Image) -> usize {
+pub(crate) fn distinct_colors(image: &crate::images::Image) -> usize {
     let mut seen = std::collections::HashSet::new();
     for p in image.rgba.chunks(4) {
         seen.insert([p[0], p[1], p[2]]);
@@ -169,7 +169,7 @@ fn distinct_colors(image: &crate::images::Image) -> usize {
 }
 
 /// The runtime folder of the windowed test `name`.
-fn runtime_dir(name: &str) -> PathBuf {
+pub(crate) fn runtime_dir(name: &str) -> PathBuf {
     let runtime = std::env::temp_dir().join(format!("pdk-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&runtime).expect("runtime dir");
     runtime
@@ -185,16 +185,28 @@ fn config_file(name: &str) -> (PathBuf, PathBuf) {
     (runtime, path)
 }
 
-/// A running windowed paddock with its control socket.
-struct Windowed {
-    child: Child,
-    socket: String,
-    window: String,
-    runtime: PathBuf,
+/// A window on a paddock server (started by the window) with its control socket. Dropped
+/// without `stop`, for a test that failed, the server is stopped too: it outlives its window.
+pub(crate) struct Windowed {
+    pub(crate) child: Child,
+    pub(crate) socket: String,
+    pub(crate) window: String,
+    pub(crate) runtime: PathBuf,
+}
+
+impl Drop for Windowed {
+    fn drop(&mut self) {
+        let _ = Command::new(PADDOCK)
+            .args(["ctl", "--socket", &self.socket, "stop"])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Windowed {
-    fn start(x: &Xvfb, name: &str) -> Windowed {
+    pub(crate) fn start(x: &Xvfb, name: &str) -> Windowed {
         Windowed::start_with(x, name, &["-e", "bash", "--norc", "--noprofile"])
     }
 
@@ -204,17 +216,25 @@ impl Windowed {
         Windowed::start_with_env(x, name, args, &[])
     }
 
-    fn start_with_env(x: &Xvfb, name: &str, args: &[&str], env: &[(&str, &str)]) -> Windowed {
+    pub(crate) fn start_with_env(
+        x: &Xvfb,
+        name: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Windowed {
         let runtime = runtime_dir(name);
-        let mut child = x
-            .command(PADDOCK)
+        let mut command = x.command(PADDOCK);
+        command
             .args(args)
             .envs(env.iter().copied())
             .env("XDG_RUNTIME_DIR", &runtime)
             .env("XDG_CONFIG_HOME", runtime.join("config"))
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start paddock");
+            .stdout(Stdio::piped());
+        // The server's log goes to the state folder: the test's own, unless it has one.
+        if std::env::var_os("XDG_STATE_HOME").is_none() {
+            command.env("XDG_STATE_HOME", runtime.join("state"));
+        }
+        let mut child = command.spawn().expect("start paddock");
         let mut line = String::new();
         let stdout = child.stdout.take().expect("stdout");
         BufReader::new(stdout).read_line(&mut line).expect("socket path");
@@ -225,7 +245,7 @@ impl Windowed {
         Windowed { child, socket, window, runtime }
     }
 
-    fn ctl(&self, args: &[&str]) -> String {
+    pub(crate) fn ctl(&self, args: &[&str]) -> String {
         run(Command::new(PADDOCK).arg("ctl").arg("--socket").arg(&self.socket).args(args))
     }
 
@@ -253,7 +273,7 @@ impl Windowed {
         (((col as f32 + 0.5) * cw) as u32, ((row as f32 + 2.5) * ch) as u32)
     }
 
-    fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         self.ctl(&["stop"]);
         let status = self.child.wait().expect("wait");
         assert!(status.success(), "paddock exited with {status}");

@@ -5,6 +5,7 @@ use winit::event::{ElementState, KeyEvent};
 use winit::keyboard::{Key as WinitKey, NamedKey};
 
 use super::clipboard::Board;
+use super::panes::Panes;
 use super::surface::Look;
 use super::WindowApp;
 use crate::config::FONT_SIZES;
@@ -15,31 +16,24 @@ use crate::view::{ClipboardNote, Search};
 
 impl WindowApp {
     fn focused(&self) -> Option<PaneId> {
-        self.server.workspace().mux().focused_pane()
+        self.panes.mux().focused_pane()
     }
 
     /// Carry out a key binding's action; `Some(code)` when the instance should stop.
     pub(super) fn act(&mut self, action: Action) -> Option<u8> {
         let focused = self.focused();
         match action {
-            Action::NewTab => {
-                // Opened from a locked pane, it is locked the same way.
-                if let Err(why) = self.server.workspace_mut().open_tab_from(focused) {
-                    eprintln!("paddock: cannot open a tab: {why}");
-                }
-            }
+            Action::NewTab => self.panes.new_tab(focused),
             Action::ClosePane => {
-                return focused.and_then(|pane| self.server.close_pane(pane));
+                return focused.and_then(|pane| self.panes.close(pane));
             }
             Action::SplitRight | Action::SplitDown => {
                 let axis = match action {
                     Action::SplitRight => Axis::Horizontal,
                     _ => Axis::Vertical,
                 };
-                let split =
-                    focused.map(|pane| self.server.workspace_mut().split(pane, axis, vec![]));
-                if let Some(Err(why)) = split {
-                    eprintln!("paddock: cannot split the pane: {why}");
+                if let Some(pane) = focused {
+                    self.panes.split(pane, axis);
                 }
             }
             Action::FocusLeft | Action::FocusRight | Action::FocusUp | Action::FocusDown => {
@@ -49,15 +43,17 @@ impl WindowApp {
                     Action::FocusUp => Direction::Up,
                     _ => Direction::Down,
                 };
-                self.server.workspace_mut().focus_direction(direction);
+                self.panes.focus_direction(direction);
             }
             Action::ZoomPane => {
-                self.server.workspace_mut().toggle_zoom();
+                if let Some(pane) = focused {
+                    self.panes.toggle_zoom(pane);
+                }
                 self.forget_positions();
             }
             Action::NextTab | Action::PreviousTab => {
                 let step = if action == Action::NextTab { 1 } else { -1 };
-                self.server.workspace_mut().cycle_tab(step);
+                self.panes.cycle_tab(step);
             }
             Action::FontBigger | Action::FontSmaller | Action::FontReset => {
                 let size = match action {
@@ -85,6 +81,10 @@ impl WindowApp {
                 if let Some(pane) = focused {
                     let view = self.views.entry(pane).or_default();
                     view.search.get_or_insert_with(Search::default);
+                    // A search looks through all of it: the rows the server still holds too.
+                    if let Some(remote) = self.panes.remote() {
+                        remote.ask_all_rows(pane);
+                    }
                 }
             }
             Action::AllowClipboard => {
@@ -93,39 +93,48 @@ impl WindowApp {
                 }
             }
             Action::AllowHost => {
-                let allowed =
-                    focused.and_then(|p| self.server.workspace_mut().allow_refused_host(p));
-                if let Some(host) = allowed {
-                    eprintln!("paddock: {host} allowed for this pane until it closes");
+                if let Some(pane) = focused {
+                    self.panes.allow_host(pane);
                 }
             }
             Action::MutePane => {
-                if self.server.workspace_mut().toggle_mute_focused().is_some() {
+                if let Some(pane) = focused {
+                    self.panes.toggle_mute(pane);
                     self.redraw();
                 }
             }
             Action::NextWaiting => {
-                if self.server.workspace_mut().focus_longest_waiting().is_none() {
+                if !self.panes.focus_longest_waiting() {
                     eprintln!("paddock: no pane waits for you");
                 }
             }
             Action::ApproveProgram => {
                 if let Some(pane) = focused {
-                    match self.server.workspace_mut().approve_changed_program(pane) {
-                        Ok(done) => {
-                            eprintln!("paddock: {done}");
-                            self.views.remove(&pane);
-                            self.server.restart_pane(pane);
-                        }
-                        Err(why) => eprintln!("paddock: {why}"),
-                    }
+                    self.views.remove(&pane);
+                    self.panes.approve_program(pane);
                 }
             }
             Action::RestartThread => {
                 if let Some(pane) = focused {
                     // The old screen goes with the old program.
                     self.views.remove(&pane);
-                    self.server.restart_pane(pane);
+                    self.panes.restart(pane);
+                }
+            }
+            Action::Detach => match &self.panes {
+                Panes::Remote(_) => return Some(0),
+                Panes::Local(_) => eprintln!(
+                    "paddock: this window owns its panes (--single-process): there is no \
+                     server to leave them with"
+                ),
+            },
+            Action::NewWindow => {
+                let socket = match &self.panes {
+                    Panes::Remote(remote) => remote.socket().to_owned(),
+                    Panes::Local(server) => server.attach_socket().to_owned(),
+                };
+                if let Err(why) = open_window(&socket) {
+                    eprintln!("paddock: cannot open another window: {why}");
                 }
             }
         }
@@ -135,48 +144,30 @@ impl WindowApp {
     /// The configuration file changed: a good one takes effect now (look, keys; threads that
     /// changed are only marked), a broken one is shown in the `config` tab and changes nothing.
     pub(super) fn reload_config(&mut self) {
-        match self.server.reload_config() {
-            Some(config) => {
-                if config.font.size != self.config.font.size {
-                    self.base_font_size = config.font.size;
-                    self.font_size = config.font.size;
-                }
-                if let Some(surface) = &mut self.surface {
-                    let mut look = Look::of(&config);
-                    look.font_size = self.font_size;
-                    surface.set_look(&look);
-                    surface.set_font_size(self.font_size);
-                }
-                self.config = config;
-                self.show_config_problems(None);
-                self.fit();
+        let reloaded = match (&mut self.panes, &self.config_path) {
+            (Panes::Local(server), _) => server.reload_config(),
+            // The server reloads its threads itself, and shows the file's problems.
+            (Panes::Remote(_), Some(path)) => {
+                crate::config::load(path).ok().map(Option::unwrap_or_default)
             }
-            None => {
-                let problems = self.server.workspace().config_problems().map(str::to_owned);
-                self.show_config_problems(problems);
+            (Panes::Remote(_), None) => None,
+        };
+        // A broken file changes nothing: the server shows what is wrong in the `config` tab.
+        if let Some(config) = reloaded {
+            if config.font.size != self.config.font.size {
+                self.base_font_size = config.font.size;
+                self.font_size = config.font.size;
             }
+            if let Some(surface) = &mut self.surface {
+                let mut look = Look::of(&config);
+                look.font_size = self.font_size;
+                surface.set_look(&look);
+                surface.set_font_size(self.font_size);
+            }
+            self.config = config;
+            self.fit();
         }
         self.redraw();
-    }
-
-    /// Show the configuration's problems in the `config` tab (opened, or refreshed), or close
-    /// the tab when there are none. The focus stays where it is.
-    pub(super) fn show_config_problems(&mut self, problems: Option<String>) {
-        let workspace = self.server.workspace_mut();
-        if let Some(pane) = self.config_notice.take() {
-            drop(workspace.take(pane));
-        }
-        let Some(problems) = problems else {
-            return;
-        };
-        let text = format!(
-            "paddock's configuration has problems. Until they are fixed paddock keeps the last \
-             good configuration (or its defaults). Check with `paddock config check`.\n\n{problems}\n"
-        );
-        let focused = workspace.mux().focused_pane();
-        let notice = workspace.open_notice("config", &text);
-        workspace.focus(focused.unwrap_or(notice));
-        self.config_notice = Some(notice);
     }
 
     pub(super) fn set_font_size(&mut self, size: f32) {
@@ -191,10 +182,9 @@ impl WindowApp {
         let Some(pane) = self.focused() else {
             return;
         };
-        let Some(session) = self.server.workspace().session(pane) else {
+        let Some(term) = self.panes.shown().term(pane) else {
             return;
         };
-        let term = session.term();
         let page = term.size().lines.saturating_sub(1).max(1) as i64;
         let view = self.views.entry(pane).or_default();
         match action {
@@ -202,6 +192,21 @@ impl WindowApp {
             Action::ScrollPageDown => view.scroll(&term, page),
             Action::ScrollTop => view.scroll(&term, i64::MIN / 2),
             _ => view.follow(),
+        }
+        drop(term);
+        self.scrolled(pane);
+    }
+
+    /// A view scrolled: past the oldest row its replica holds, the server is asked for more.
+    pub(super) fn scrolled(&mut self, pane: PaneId) {
+        let Some(remote) = self.panes.remote() else { return };
+        let at_top = {
+            let Some(term) = crate::app::Shown::term(remote, pane) else { return };
+            let top = self.views.get(&pane).map(|v| v.top_line(&term));
+            top.is_some_and(|top| top <= term.first_line())
+        };
+        if at_top {
+            remote.ask_rows(pane);
         }
     }
 
@@ -222,14 +227,12 @@ impl WindowApp {
             return;
         };
         self.views.entry(pane).or_default().follow();
-        let Some(session) = self.server.workspace().session(pane) else {
+        let Some(term) = self.panes.shown().term(pane) else {
             return;
         };
-        let bracketed = {
-            let term = session.term();
-            term.modes().flags.contains(Modes::BRACKETED_PASTE)
-        };
-        let _ = session.send(encode_paste(&text, bracketed));
+        let bracketed = term.modes().flags.contains(Modes::BRACKETED_PASTE);
+        drop(term);
+        self.panes.type_into(pane, encode_paste(&text, bracketed));
     }
 
     /// Feed a key press to the focused pane's open search. Returns false when no search is
@@ -285,9 +288,7 @@ impl WindowApp {
             return;
         }
         self.views.entry(pane).or_default().follow();
-        if let Some(session) = self.server.workspace().session(pane) {
-            let _ = session.send(text.as_bytes().to_vec());
-        }
+        self.panes.type_into(pane, text.as_bytes().to_vec());
     }
 
     /// Change the query and look again from the bottom: the newest match is current.
@@ -301,10 +302,9 @@ impl WindowApp {
 
     /// Move to the next older (or newer) match and bring it into view.
     fn jump(&mut self, pane: PaneId, older: bool) {
-        let Some(session) = self.server.workspace().session(pane) else {
+        let Some(term) = self.panes.shown().term(pane) else {
             return;
         };
-        let term = session.term();
         let Some(view) = self.views.get_mut(&pane) else {
             return;
         };
@@ -313,4 +313,18 @@ impl WindowApp {
             view.reveal(&term, found.start.line);
         }
     }
+}
+
+/// Start another window on the server at `socket`, on its own: it outlives this one.
+fn open_window(socket: &std::path::Path) -> std::io::Result<()> {
+    let exe = std::env::current_exe()?;
+    let mut child = std::process::Command::new(exe)
+        .arg("attach")
+        .arg("--socket")
+        .arg(socket)
+        .stdin(std::process::Stdio::null())
+        .spawn()?;
+    // Reaped when it ends, so it never lingers as a zombie of this window.
+    std::thread::spawn(move || child.wait());
+    Ok(())
 }

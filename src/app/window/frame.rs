@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::app::Workspace;
+use crate::app::{ChangedLook, PaneLook, Shown};
 use crate::input::Chord;
 use crate::mux::{PaneId, Rect};
 use crate::pulse::{PanePulse, PulseState, Reason};
@@ -19,7 +19,6 @@ use crate::render::scene::{
     push_dividers, push_pane, rgba, CellSize, CursorStyle, PaneScene, RectInstance, Theme,
 };
 use crate::render::text::PaneText;
-use crate::sandbox::Enforcement;
 use crate::term::{CursorShape, Modes, TermSize, Terminal};
 use crate::view::{ClipboardNote, PaneView, REFUSAL_SHOWN};
 
@@ -90,19 +89,19 @@ pub struct FrameContext<'a> {
 }
 
 impl FrameBuilder {
-    pub fn build<'a>(&'a mut self, workspace: &Workspace, cx: &FrameContext<'_>) -> Frame<'a> {
+    pub fn build<'a>(&'a mut self, shown: &dyn Shown, cx: &FrameContext<'_>) -> Frame<'a> {
         let cell = cx.cell;
         let mut rects = Vec::new();
         let mut next: Option<Instant> = None;
         let mut soonest = |at: Instant| next = Some(next.map_or(at, |n: Instant| n.min(at)));
-        let (bar, spans) = tab_bar(workspace, cx.grid.cols, cx.software);
+        let (bar, spans) = tab_bar(shown, cx.grid.cols, cx.software);
         self.tab_spans = spans;
         let hidden = CursorStyle { shape: CursorShape::Block, thickness: 0.0 };
         let bar_scene = PaneScene::screen(&bar, [0.0, 0.0], false);
         push_pane(&bar_scene, cell, cx.theme, hidden, &mut rects);
         self.bar = Some(PaneText::of(TAB_BAR_KEY, &bar_scene, cx.theme));
         self.strips.clear();
-        let Some(tab) = workspace.mux().active_tab() else {
+        let Some(tab) = shown.mux().active_tab() else {
             self.pictures.clear();
             self.glows = Glows::default();
             return Frame { rects, glows: Vec::new(), texts: self.bar.iter().collect(), next };
@@ -111,12 +110,12 @@ impl FrameBuilder {
         let (layout, dividers) = tab.layout(area);
         let [left, top] = cx.origin;
         push_dividers(&dividers, [left, top], cell, cx.theme, &mut rects);
-        let header = workspace.header_rows();
+        let header = shown.header_rows();
         let cursor = CursorStyle { shape: CursorShape::Block, thickness: 2.0 };
         let no_view = PaneView::default();
         let mut glowing = Vec::new();
         for (pane, rect) in &layout {
-            let Some(session) = workspace.session(*pane) else {
+            let Some(term) = shown.term(*pane) else {
                 continue;
             };
             let focused = tab.focus() == *pane;
@@ -124,16 +123,15 @@ impl FrameBuilder {
             let x = left + rect.col as f32 * cell.width;
             let strip_y = top + rect.row as f32 * cell.height;
             // Read once: the strip and the glow show the same sample.
-            let pulse = workspace.pulse_of(*pane);
-            if let Some(target) = pulse.as_ref().filter(|_| cx.glow).map(glow_target) {
+            let look = shown.look(*pane);
+            let pulse = look.as_ref().and_then(|l| l.pulse.as_ref());
+            if let Some(target) = pulse.filter(|_| cx.glow).map(glow_target) {
                 let size = [rect.cols as f32 * cell.width, rect.rows as f32 * cell.height];
                 glowing.push((pane.0, target, [x, strip_y, size[0], size[1]]));
             }
             let origin = [x, strip_y + header as f32 * cell.height];
-            let term = session.term();
             if header > 0 {
-                let strip =
-                    title_strip(workspace, *pane, pulse.as_ref(), &term, view, rect.cols, cx);
+                let strip = title_strip(look.as_deref(), &term, view, rect.cols, cx);
                 if let Some(ClipboardNote::Refused { at }) = &view.clipboard {
                     if cx.now < *at + REFUSAL_SHOWN {
                         soonest(*at + REFUSAL_SHOWN);
@@ -248,14 +246,14 @@ fn picture(
 }
 
 /// The tab bar: each tab's thread name, else its focused pane's title, else its program.
-fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, TabSpans) {
-    let mux = workspace.mux();
+fn tab_bar(shown: &dyn Shown, cols: usize, software: bool) -> (Terminal, TabSpans) {
+    let mux = shown.mux();
     let labels: Vec<chrome::TabLabel> = mux
         .tabs()
         .iter()
         .map(|tab| {
-            let title =
-                workspace.session(tab.focus()).and_then(|s| s.term().title().map(str::to_owned));
+            let title = shown.term(tab.focus()).and_then(|t| t.title().map(str::to_owned));
+            let looks: Vec<_> = tab.panes().into_iter().filter_map(|p| shown.look(p)).collect();
             let name = match (&tab.thread, title) {
                 (Some(thread), _) => thread.clone(),
                 (None, Some(title)) if !title.is_empty() => title,
@@ -263,26 +261,20 @@ fn tab_bar(workspace: &Workspace, cols: usize, software: bool) -> (Terminal, Tab
             };
             // Seen from any tab: how its panes are locked, and whether a thread here is defined
             // differently now.
-            let locks: Vec<&str> = tab
-                .panes()
-                .iter()
-                .filter_map(|pane| workspace.lock_of(*pane))
-                .filter(|lock| !matches!(lock, Enforcement::Unlocked { chosen: false }))
-                .map(Enforcement::level)
-                .collect();
+            let locks: Vec<&str> =
+                looks.iter().filter_map(|l| l.lock.as_ref()).map(|l| l.level.as_str()).collect();
             let mut name = name;
             if let Some(level) = locks.iter().max_by_key(|level| severity(level)) {
                 name = format!("{name} [{level}]");
             }
-            if tab.panes().iter().any(|pane| workspace.config_changed(*pane)) {
+            if looks.iter().any(|l| l.config_changed) {
                 name = format!("{name} \u{b7} config changed");
             }
             // The tab's panes taken together, needs-you first: a tab that hides a waiting
             // agent says so.
-            let mark = tab
-                .panes()
+            let mark = looks
                 .iter()
-                .filter_map(|pane| workspace.pulse_of(*pane))
+                .filter_map(|l| l.pulse.as_ref())
                 .map(|pulse| pulse.counted_state())
                 .max_by_key(urgency)
                 .map(|state| pulse_color(&state));
@@ -330,30 +322,25 @@ fn severity(level: &str) -> u8 {
 /// A pane's title strip: its program, title and directory; on the right, how far it is
 /// scrolled back, or the search being typed.
 fn title_strip(
-    workspace: &Workspace,
-    pane: PaneId,
-    pulse: Option<&PanePulse>,
+    look: Option<&PaneLook>,
     term: &Terminal,
     view: &PaneView,
     cols: usize,
     cx: &FrameContext<'_>,
 ) -> Terminal {
-    let program = workspace
-        .command_of(pane)
-        .and_then(|c| c.first())
-        .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
-        .unwrap_or_default();
+    let pulse = look.and_then(|l| l.pulse.as_ref());
+    let program = look.map(|l| l.program.as_str()).unwrap_or_default();
     // A configured thread is named first: splits in one tab may run different agents.
-    let name = workspace.thread_of(pane).map(|thread| thread.name.clone());
+    let name = look.and_then(|l| l.name.as_deref());
     let right = match &view.search {
         Some(search) => {
             let missing = !search.query.is_empty() && search.current.is_none();
             Some(chrome::search_prompt(&search.query, missing))
         }
         None => match view.scrolled_back(term) {
-            0 if workspace.config_changed(pane) => {
+            0 if look.is_some_and(|l| l.config_changed) => {
                 // A loosened lock is named, so a restart is never a surprise.
-                let wider = workspace.lock_widening(pane);
+                let wider = look.map(|l| l.lock_widening.as_slice()).unwrap_or_default();
                 let what = match wider.is_empty() {
                     true => "config changed".to_owned(),
                     false => format!("config changed, LOCK WIDER ({})", wider.join(", ")),
@@ -366,13 +353,14 @@ fn title_strip(
             0 => {
                 let allow = cx.allow_clipboard_chord.map(|c| c.to_string());
                 // A pinned program that changed comes first: its agent runs without its secret.
-                let changed = workspace.changed_program(pane).map(|c| changed_note(c, cx));
+                let changed = look.and_then(|l| l.changed_program.as_ref());
+                let changed = changed.map(|c| changed_note(c, cx));
                 let clipboard = changed.or_else(|| {
                     view.clipboard.as_ref().and_then(|note| note.describe(cx.now, allow.as_deref()))
                 });
                 // The network's refusal, so a person knows why the agent cannot reach a host.
                 clipboard.or_else(|| {
-                    let host = crate::sandbox::visible(&workspace.net_refused(pane)?);
+                    let host = crate::sandbox::visible(look?.net_refused.as_deref()?);
                     Some(match cx.allow_host_chord {
                         Some(chord) => format!("refused {host} ({chord} allows)"),
                         None => format!("refused {host}"),
@@ -384,20 +372,17 @@ fn title_strip(
     };
     // A pane nobody asked to lock is a plain terminal and needs no badge; one chosen to run
     // unlocked next to locked ones says so.
-    let lock =
-        workspace.lock_of(pane).filter(|l| !matches!(l, Enforcement::Unlocked { chosen: false }));
-    let lock_text = lock.map(ToString::to_string);
-    let badge = lock.zip(lock_text.as_deref()).map(|(lock, text)| chrome::Badge {
-        text,
+    let badge = look.and_then(|l| l.lock.as_ref()).map(|lock| chrome::Badge {
+        text: &lock.text,
         // Where the strip is narrow: the color says how locked.
-        short: match lock {
-            Enforcement::Unlocked { .. } => "U",
+        short: match lock.level.as_str() {
+            "unlocked" => "U",
             _ => "L",
         },
-        color: match lock {
-            Enforcement::Locked { .. } => 32,
-            Enforcement::Degraded(_) => 33,
-            Enforcement::Refused(_) | Enforcement::Unlocked { .. } => 31,
+        color: match lock.level.as_str() {
+            "locked" => 32,
+            "degraded" => 33,
+            _ => 31,
         },
     });
     // Short: the strip also holds the program, its title and the lock.
@@ -414,7 +399,7 @@ fn title_strip(
         state => state.name().to_owned(),
     });
     // Memory in use, and against its thread's limit where it has one.
-    let limit = workspace.thread_of(pane).and_then(|t| t.limits.memory_bytes);
+    let limit = look.and_then(|l| l.memory_limit);
     let pulse_text = pulse.zip(pulse_text).map(|(p, text)| {
         let text = match (p.memory_bytes, limit) {
             (0, _) => text,
@@ -444,8 +429,8 @@ fn title_strip(
         chrome::sparkline(&levels[levels.len().saturating_sub(20)..], 0.05)
     });
     let strip = chrome::Strip {
-        name: name.as_deref(),
-        program: &program,
+        name,
+        program,
         title: term.title(),
         cwd: term.working_directory(),
         right: right.as_deref(),
@@ -458,11 +443,10 @@ fn title_strip(
 
 /// The title strip's note for a pinned program that changed since its approval: both
 /// fingerprints, so a person can compare them with the new release's before approving.
-fn changed_note(changed: &crate::app::secrets::Changed, cx: &FrameContext<'_>) -> String {
+fn changed_note(changed: &ChangedLook, cx: &FrameContext<'_>) -> String {
     let short = |sha: &str| sha.get(..12).unwrap_or(sha).to_owned();
     // The file's name: the strip is short (the pane's first line has the path).
-    let name = changed.path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let name = crate::sandbox::visible(&name.unwrap_or_default());
+    let name = crate::sandbox::visible(&changed.file);
     let what = format!(
         "{name} CHANGED {} \u{2192} {}",
         short(&changed.approved_sha256),

@@ -11,6 +11,8 @@ mod frame;
 mod keys;
 mod mouse;
 mod notify;
+mod panes;
+mod remote;
 mod surface;
 
 use std::collections::HashMap;
@@ -27,6 +29,7 @@ use winit::window::{Window, WindowId};
 
 use super::server::{Server, ServerOptions};
 use super::signals::{Signal, SignalListener};
+use crate::config::watch::watch;
 use crate::config::{ClipboardRule, Config};
 use crate::ctl::Call;
 use crate::input::InputModes;
@@ -35,6 +38,8 @@ use crate::term::{Modes, TermEvent};
 use crate::view::{ClipboardNote, PaneView};
 use clipboard::{Board, Clipboard};
 use frame::{FrameBuilder, FrameContext};
+use panes::Panes;
+use remote::{Remote, RemoteEvent};
 use surface::{Look, Surface};
 
 enum UserEvent {
@@ -47,62 +52,138 @@ enum UserEvent {
     /// Another window attached to this instance, or typed into it.
     Attached(std::os::unix::net::UnixStream),
     WindowAsked(crate::app::attach::FromWindow),
+    /// The server this window is attached to sent something.
+    Remote(RemoteEvent),
 }
 
-/// Run with a window until it is closed or the instance is stopped. Returns the exit code.
-pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
-    let signals = SignalListener::start().context("cannot set up signal handling")?;
+/// The event loop, and the wake-up pane output sends it (one `Wake` until it is taken).
+fn event_loop() -> anyhow::Result<(EventLoop<UserEvent>, Arc<AtomicBool>, Wake)> {
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
-        .context("cannot open a window (is a display available? try --headless)")?;
+        .context("cannot open a window (is a display available? try `paddock server`)")?;
     let proxy = event_loop.create_proxy();
     let pending = Arc::new(AtomicBool::new(false));
-    let wake = {
-        let (proxy, pending) = (proxy.clone(), pending.clone());
+    let wake: Wake = {
+        let pending = pending.clone();
         Arc::new(move || {
             if !pending.swap(true, Ordering::AcqRel) {
                 let _ = proxy.send_event(UserEvent::Wake);
             }
         })
     };
+    Ok((event_loop, pending, wake))
+}
+
+type Wake = Arc<dyn Fn() + Send + Sync>;
+
+/// Run with a window that owns the panes (`--single-process`) until it is closed or the
+/// instance is stopped. Returns the exit code.
+pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
+    let signals = SignalListener::start().context("cannot set up signal handling")?;
+    let (event_loop, pending, wake) = event_loop()?;
+    let proxy = event_loop.create_proxy();
     let server = Server::start(&options, wake)?;
-    let config = options.config.clone();
     forward(server.calls().clone(), proxy.clone(), UserEvent::Call);
     forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
     forward(server.config_changes(), proxy.clone(), |()| UserEvent::ConfigChanged);
     forward(server.windows(), proxy.clone(), UserEvent::Attached);
     forward(server.window_inputs(), proxy.clone(), UserEvent::WindowAsked);
-    let gpu_instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(
-        Box::new(event_loop.owned_display_handle()),
-    ));
-    let mut app = WindowApp {
-        server,
-        gpu: gpu_instance,
-        surface: None,
+    let app = WindowApp::new(
+        &event_loop,
+        Panes::Local(Box::new(server)),
+        options.config.clone(),
         pending,
-        modifiers: ModifiersState::empty(),
-        exit_code: None,
-        error: None,
-        views: HashMap::new(),
-        flashes: HashMap::new(),
-        frames: FrameBuilder::default(),
-        pointer: mouse::Pointer::default(),
-        clipboard: Clipboard::new(),
-        font_size: config.font.size,
-        base_font_size: config.font.size,
-        config_notice: None,
-        config,
-        notifier: notify::Notifier::default(),
-        window_focused: true,
-        occluded: false,
+    );
+    let code = drive(event_loop, app)?;
+    Ok(code)
+}
+
+/// Run a window attached to the paddock server whose attach socket is `socket`, until it
+/// is closed, detaches or the server stops. Returns the exit code.
+pub fn run_attached(
+    socket: &std::path::Path,
+    config: Config,
+    config_path: Option<std::path::PathBuf>,
+) -> anyhow::Result<u8> {
+    let signals = SignalListener::start().context("cannot set up signal handling")?;
+    let (event_loop, pending, wake) = event_loop()?;
+    let proxy = event_loop.create_proxy();
+    let tell = {
+        let proxy = proxy.clone();
+        move |event| {
+            let _ = proxy.send_event(UserEvent::Remote(event));
+        }
     };
+    let remote = Remote::attach(socket, tell, wake)?;
+    forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
+    // The window's look and keys follow the file, as the server's threads do.
+    let watching = config_path.as_deref().and_then(|path| match watch(path) {
+        Ok((watcher, changes)) => {
+            forward(changes, proxy, |()| UserEvent::ConfigChanged);
+            Some(watcher)
+        }
+        Err(e) => {
+            // No configuration folder is the common case of no configuration at all.
+            if path.parent().is_some_and(std::path::Path::is_dir) {
+                eprintln!("paddock: cannot watch {} for changes ({e})", path.display());
+            }
+            None
+        }
+    });
+    let mut app = WindowApp::new(&event_loop, Panes::Remote(remote), config, pending);
+    app.config_path = config_path;
+    let code = drive(event_loop, app);
+    drop(watching);
+    code
+}
+
+fn drive(event_loop: EventLoop<UserEvent>, mut app: WindowApp) -> anyhow::Result<u8> {
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     if let Some(error) = app.error {
         return Err(error);
     }
     let code = app.exit_code.unwrap_or(0);
-    app.server.shut_down();
+    match app.panes {
+        Panes::Local(mut server) => server.shut_down(),
+        // Whatever ended the window, the server keeps the panes.
+        Panes::Remote(remote) => remote.detach(),
+    }
     Ok(code)
+}
+
+impl WindowApp {
+    fn new(
+        event_loop: &EventLoop<UserEvent>,
+        panes: Panes,
+        config: Config,
+        pending: Arc<AtomicBool>,
+    ) -> WindowApp {
+        let gpu = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
+            event_loop.owned_display_handle(),
+        )));
+        WindowApp {
+            panes,
+            gpu,
+            surface: None,
+            pending,
+            modifiers: ModifiersState::empty(),
+            exit_code: None,
+            error: None,
+            views: HashMap::new(),
+            flashes: HashMap::new(),
+            frames: FrameBuilder::default(),
+            pointer: mouse::Pointer::default(),
+            clipboard: Clipboard::new(),
+            font_size: config.font.size,
+            base_font_size: config.font.size,
+            config,
+            notifier: notify::Notifier::default(),
+            window_focused: true,
+            occluded: false,
+            seen_tabs: false,
+            config_path: None,
+        }
+    }
 }
 
 /// Move messages from a channel into the event loop.
@@ -121,7 +202,7 @@ fn forward<T: Send + 'static>(
 }
 
 struct WindowApp {
-    server: Server,
+    panes: Panes,
     gpu: wgpu::Instance,
     surface: Option<Surface>,
     pending: Arc<AtomicBool>,
@@ -139,13 +220,16 @@ struct WindowApp {
     base_font_size: f32,
     /// The configuration in force (the last good one).
     config: Config,
-    /// The tab showing what is wrong with the configuration file, while something is.
-    config_notice: Option<PaneId>,
     /// Which waiting panes were announced on the desktop.
     notifier: notify::Notifier,
     window_focused: bool,
     /// Whether the window is hidden (minimized, or covered, where the system says so).
     occluded: bool,
+    /// An attached window has shown the server's tabs: when none are left, it closes.
+    seen_tabs: bool,
+    /// The configuration file an attached window follows (the server's own window reloads
+    /// through the server).
+    config_path: Option<std::path::PathBuf>,
 }
 
 impl WindowApp {
@@ -164,8 +248,8 @@ impl WindowApp {
     fn fit(&mut self) {
         if let Some(surface) = &self.surface {
             let grid = surface.grid();
-            if grid != self.server.workspace().area_size() {
-                self.server.workspace_mut().set_area(grid);
+            if grid != self.panes.area() {
+                self.panes.set_area(grid);
                 self.forget_positions();
             }
         }
@@ -187,11 +271,10 @@ impl WindowApp {
     /// clipboard as the pane's rule says (allowed, held for the user, or refused; reads are
     /// always refused: a program may not read what the user copied elsewhere).
     fn take_events(&mut self) {
-        let workspace = self.server.workspace();
+        let shown = self.panes.shown();
         let mut events = Vec::new();
-        for (_, pane) in workspace.mux().all_panes() {
-            if let Some(session) = workspace.session(pane) {
-                let mut term = session.term();
+        for (_, pane) in shown.mux().all_panes() {
+            if let Some(mut term) = shown.term(pane) {
                 events.extend(term.take_events().into_iter().map(|e| (pane, e)));
             }
         }
@@ -204,7 +287,7 @@ impl WindowApp {
                 TermEvent::ClipboardStore { selection, data } => {
                     let primary = selection.contains('p') && !selection.contains('c');
                     let text = String::from_utf8_lossy(&data).into_owned();
-                    let note = match self.server.workspace().clipboard_rule(pane) {
+                    let note = match self.panes.clipboard_rule(pane) {
                         ClipboardRule::Allow => {
                             self.clipboard.set(Board::of(primary), text);
                             continue;
@@ -234,7 +317,7 @@ impl WindowApp {
             return;
         };
         let now = Instant::now();
-        let live = self.server.workspace().mux().all_panes();
+        let live = self.panes.mux().all_panes();
         self.views.retain(|pane, _| live.iter().any(|(_, p)| p == pane));
         self.flashes.retain(|_, at| now < *at + frame::FLASH);
         let cx = FrameContext {
@@ -252,8 +335,11 @@ impl WindowApp {
             glow: self.config.pulse_glow,
             now,
         };
-        let frame = self.frames.build(self.server.workspace(), &cx);
+        let frame = self.frames.build(self.panes.shown(), &cx);
         if let Err(e) = surface.draw(&frame) {
+            if let crate::render::RenderError::Surface(_) = e {
+                return self.fail(event_loop, e.into());
+            }
             eprintln!("paddock: cannot draw: {e}");
         }
         // A flash to end, a held picture to release or a glow to move: wake up for it, not
@@ -262,6 +348,33 @@ impl WindowApp {
             Some(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(at)),
             None => event_loop.set_control_flow(ControlFlow::Wait),
         }
+    }
+
+    /// Take what the server sent; close when it stopped, or when its last pane is gone.
+    fn take_from_server(&mut self, event_loop: &ActiveEventLoop, event: RemoteEvent) {
+        let Some(remote) = self.panes.remote() else { return };
+        match remote.take(event) {
+            Ok(Some(said)) => eprintln!("paddock: {said}"),
+            Ok(None) => {}
+            Err(None) => {
+                eprintln!("paddock: the paddock server stopped");
+                return self.stop(event_loop, 0);
+            }
+            Err(Some(why)) => {
+                eprintln!("paddock: {why}");
+                return self.stop(event_loop, 1);
+            }
+        }
+        if !self.panes.mux().tabs().is_empty() {
+            self.seen_tabs = true;
+        } else if self.seen_tabs {
+            return self.stop(event_loop, 0);
+        }
+        // The view carries the panes' pulses.
+        if self.config.desktop_notifications {
+            self.announce();
+        }
+        self.redraw();
     }
 
     fn stop(&mut self, event_loop: &ActiveEventLoop, code: u8) {
@@ -278,7 +391,7 @@ impl WindowApp {
             if let Some(code) = self.act(action) {
                 return self.stop(event_loop, code);
             }
-            if self.server.workspace().mux().tabs().is_empty() {
+            if self.panes.local().is_some() && self.panes.mux().tabs().is_empty() {
                 // The last pane closed: so does the window.
                 return self.stop(event_loop, 0);
             }
@@ -288,21 +401,18 @@ impl WindowApp {
         if self.search_key(event) {
             return;
         }
-        let workspace = self.server.workspace();
-        let Some(pane) = workspace.mux().focused_pane() else {
+        let shown = self.panes.shown();
+        let Some(pane) = shown.mux().focused_pane() else {
             return;
         };
-        let Some(session) = workspace.session(pane) else {
+        let Some(term) = shown.term(pane) else {
             return;
         };
-        let (modes, scrolled) = {
-            let term = session.term();
-            let modes = InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) };
-            (modes, self.views.get(&pane).is_some_and(|v| v.scrolled_back(&term) > 0))
-        };
+        let modes = InputModes { app_cursor: term.modes().flags.contains(Modes::APP_CURSOR) };
+        let scrolled = self.views.get(&pane).is_some_and(|v| v.scrolled_back(&term) > 0);
+        drop(term);
         if let Some(bytes) = keys::key_bytes(event, self.modifiers, modes) {
-            // A pane that stopped reading says so in its status; typing goes nowhere.
-            let _ = session.send(bytes);
+            self.panes.type_into(pane, bytes);
             // Typing brings a scrolled-back view back to the program.
             if scrolled {
                 self.views.entry(pane).or_default().follow();
@@ -313,21 +423,23 @@ impl WindowApp {
 
     /// Announce on the desktop each pane that has just turned needs-you out of sight.
     fn announce(&mut self) {
-        let workspace = self.server.workspace();
-        // A pane turns needs-you only in a new sample; most wake-ups are output between two.
-        if !workspace.pulses().is_some_and(|pulses| self.notifier.is_new(pulses)) {
-            return;
+        if let Panes::Local(server) = &self.panes {
+            // A pane turns needs-you only in a new sample; most wake-ups are output between two.
+            let pulses = server.workspace().pulses();
+            if !pulses.is_some_and(|pulses| self.notifier.is_new(pulses)) {
+                return;
+            }
         }
-        let mux = workspace.mux();
+        let panes = self.panes.shown();
+        let mux = panes.mux();
         let shown: Vec<PaneId> = mux.active_tab().map(|t| t.panes()).unwrap_or_default();
         let panes: Vec<(PaneId, String, Option<crate::pulse::PanePulse>)> = mux
             .all_panes()
             .into_iter()
-            .map(|(_, pane)| {
-                let name = workspace.thread_of(pane).map(|t| t.name.clone()).unwrap_or_else(|| {
-                    workspace.command_of(pane).and_then(|c| c.first()).cloned().unwrap_or_default()
-                });
-                (pane, name, workspace.pulse_of(pane))
+            .filter_map(|(_, pane)| {
+                let look = panes.look(pane)?;
+                let name = look.name.clone().unwrap_or_else(|| look.program.clone());
+                Some((pane, name, look.pulse.clone()))
             })
             .collect();
         let seen: Vec<notify::Seen<'_>> = panes
@@ -348,17 +460,14 @@ impl WindowApp {
     /// Tell the focused pane's program that the window gained or lost focus (mode 1004).
     fn report_focus(&mut self, focused: bool) {
         self.window_focused = focused;
-        let workspace = self.server.workspace();
-        let Some(session) = workspace.mux().focused_pane().and_then(|p| workspace.session(p))
-        else {
+        let shown = self.panes.shown();
+        let Some(pane) = shown.mux().focused_pane() else {
             return;
         };
-        let wants = {
-            let term = session.term();
-            term.modes().flags.contains(Modes::FOCUS_EVENTS)
-        };
+        let wants = shown.term(pane).is_some_and(|t| t.modes().flags.contains(Modes::FOCUS_EVENTS));
         if wants {
-            let _ = session.send(if focused { b"\x1b[I".to_vec() } else { b"\x1b[O".to_vec() });
+            self.panes
+                .type_into(pane, if focused { b"\x1b[I".to_vec() } else { b"\x1b[O".to_vec() });
         }
         self.redraw();
     }
@@ -390,13 +499,14 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         if let Some(surface) = &self.surface {
             surface.window().set_ime_allowed(true);
         }
-        self.server.workspace_mut().set_header_rows(1);
+        self.panes.set_header_rows(1);
         self.fit();
-        if let Err(e) = self.server.open_first_tab() {
-            return self.fail(event_loop, e);
+        if let Some(server) = self.panes.local() {
+            if let Err(e) = server.open_first_tab() {
+                return self.fail(event_loop, e);
+            }
+            server.workspace_mut().refresh_config_notice();
         }
-        let problems = self.server.workspace().config_problems().map(str::to_owned);
-        self.show_config_problems(problems);
         self.redraw();
     }
 
@@ -411,21 +521,32 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                 self.redraw();
             }
             UserEvent::Call(call) => {
-                if let Some(code) = self.server.answer(call) {
+                let Some(server) = self.panes.local() else { return };
+                if let Some(code) = server.answer(call) {
                     return self.stop(event_loop, code);
                 }
                 self.redraw();
             }
+            UserEvent::Remote(event) => self.take_from_server(event_loop, event),
             UserEvent::Signal(Signal::Stop(_)) => self.stop(event_loop, 0),
             UserEvent::ConfigChanged => self.reload_config(),
             UserEvent::Attached(stream) => {
-                self.server.attach_window(stream);
-                self.server.workspace_mut().sync_windows();
+                let Some(server) = self.panes.local() else { return };
+                server.attach_window(stream);
+                server.workspace_mut().sync_windows();
             }
-            UserEvent::WindowAsked(asked) => self.server.window_asked(asked),
+            UserEvent::WindowAsked(asked) => {
+                let Some(server) = self.panes.local() else { return };
+                if let Some(code) = server.window_asked(asked) {
+                    return self.stop(event_loop, code);
+                }
+                server.workspace_mut().sync_windows();
+                self.redraw();
+            }
             UserEvent::Signal(Signal::Child) => {
-                self.server.workspace_mut().check_ended_locks();
-                if let Some(code) = self.server.first_exit() {
+                let Some(server) = self.panes.local() else { return };
+                server.workspace_mut().check_ended_locks();
+                if let Some(code) = server.first_exit() {
                     return self.stop(event_loop, code);
                 }
                 self.redraw();

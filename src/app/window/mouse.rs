@@ -90,7 +90,7 @@ impl WindowApp {
         }
         let (col, row) = (x.floor() as usize, y.floor() as usize);
         let grid = surface.grid();
-        let tab = self.server.workspace().mux().active_tab()?;
+        let tab = self.panes.mux().active_tab()?;
         let (panes, dividers) = tab.layout(Rect::new(0, 0, grid.cols, grid.lines));
         if let Some((index, divider)) =
             dividers.iter().enumerate().find(|(_, d)| d.rect.contains(col, row))
@@ -98,7 +98,7 @@ impl WindowApp {
             return Some(Hit::Divider(index, *divider));
         }
         let (pane, rect) = panes.iter().find(|(_, r)| r.contains(col, row))?;
-        let header = self.server.workspace().header_rows();
+        let header = self.panes.shown().header_rows();
         if row < rect.row + header {
             return Some(Hit::Strip(*pane));
         }
@@ -110,8 +110,7 @@ impl WindowApp {
         if self.modifiers.shift_key() {
             return None;
         }
-        let session = self.server.workspace().session(pane)?;
-        let modes = session.term().modes();
+        let modes = self.panes.shown().term(pane)?.modes();
         (modes.mouse != MouseTracking::Off).then_some(modes)
     }
 
@@ -120,9 +119,7 @@ impl WindowApp {
             return false;
         };
         if let Some(bytes) = encode_mouse(action, col, row, self.modifiers(), modes) {
-            if let Some(session) = self.server.workspace().session(pane) {
-                let _ = session.send(bytes);
-            }
+            self.panes.type_into(pane, bytes);
         }
         true
     }
@@ -169,15 +166,15 @@ impl WindowApp {
             Some(Hit::TabBar { col }) if button == MouseButton::Left => {
                 let spans = &self.frames.tab_spans;
                 if let Some(index) = spans.iter().position(|s| s.contains(&col)) {
-                    self.server.workspace_mut().activate_tab(index);
+                    self.panes.activate_tab(index);
                 }
             }
             Some(Hit::Divider(index, divider)) if button == MouseButton::Left => {
                 self.pointer.press = Some(Press::Divider(index, divider));
             }
-            Some(Hit::Strip(pane)) => self.server.workspace_mut().focus(pane),
+            Some(Hit::Strip(pane)) => self.panes.focus(pane),
             Some(Hit::Pane { pane, row, col }) => {
-                self.server.workspace_mut().focus(pane);
+                self.panes.focus(pane);
                 if self.report(pane, MouseAction::Press(button), row, col) {
                     self.pointer.press = Some(Press::Reported(pane, button));
                     self.pointer.reported_cell = Some((row, col));
@@ -215,10 +212,9 @@ impl WindowApp {
     }
 
     fn start_selection(&mut self, pane: PaneId, row: usize, col: usize) {
-        let Some(session) = self.server.workspace().session(pane) else {
+        let Some(term) = self.panes.shown().term(pane) else {
             return;
         };
-        let term = session.term();
         let view = self.views.entry(pane).or_default();
         let point = view.point_at(&term, row, col);
         let now = Instant::now();
@@ -244,13 +240,13 @@ impl WindowApp {
         let surface = self.surface.as_ref()?;
         let cell = surface.cell_size();
         let grid = surface.grid();
-        let tab = self.server.workspace().mux().tab_of(pane)?;
+        let tab = self.panes.mux().tab_of(pane)?;
         let (panes, _) = tab.layout(Rect::new(0, 0, grid.cols, grid.lines));
         let (_, rect) = panes.into_iter().find(|(p, _)| *p == pane)?;
         let [left, top] = surface.grid_origin();
         let x = ((self.pointer.position.x as f32 - left) / cell.width).floor() as isize;
         let y = ((self.pointer.position.y as f32 - top) / cell.height).floor() as isize;
-        let header = self.server.workspace().header_rows();
+        let header = self.panes.shown().header_rows();
         let row = y - (rect.row + header) as isize;
         Some((rect, row, x - rect.col as isize))
     }
@@ -261,10 +257,9 @@ impl WindowApp {
         let Some((rect, row, col)) = self.pointer_in(pane) else {
             return;
         };
-        let Some(session) = self.server.workspace().session(pane) else {
+        let Some(term) = self.panes.shown().term(pane) else {
             return;
         };
-        let term = session.term();
         let lines = term.size().lines as isize;
         let view = self.views.entry(pane).or_default();
         if row < 0 {
@@ -275,25 +270,25 @@ impl WindowApp {
         let row = row.clamp(0, lines - 1) as usize;
         let col = col.clamp(0, rect.cols as isize - 1) as usize;
         let point = view.point_at(&term, row, col);
-        if let Some(selection) = &mut view.selection {
-            if selection.head != point {
-                selection.head = point;
-                self.redraw();
-            }
+        let moved = view.selection.as_mut().is_some_and(|selection| {
+            let moved = selection.head != point;
+            selection.head = point;
+            moved
+        });
+        drop(term);
+        self.scrolled(pane);
+        if moved {
+            self.redraw();
         }
     }
 
     /// Copy the pane's selection to the clipboard (and the primary selection).
     pub(super) fn copy_selection(&mut self, pane: PaneId, primary: bool) {
-        let Some(session) = self.server.workspace().session(pane) else {
-            return;
-        };
         let Some(selection) = self.views.get(&pane).and_then(|v| v.selection) else {
             return;
         };
-        let text = {
-            let term = session.term();
-            selection.text(&term)
+        let Some(text) = self.panes.shown().term(pane).map(|term| selection.text(&term)) else {
+            return;
         };
         if text.is_empty() {
             return;
@@ -321,7 +316,9 @@ impl WindowApp {
             return;
         }
         let ratio = (at - start as f32) / (span - 1) as f32;
-        self.server.workspace_mut().set_divider_ratio(index, ratio);
+        if let Some(pane) = self.panes.mux().focused_pane() {
+            self.panes.set_divider_ratio(pane, index, ratio);
+        }
         self.redraw();
     }
 
@@ -347,10 +344,9 @@ impl WindowApp {
             }
             return;
         }
-        let Some(session) = self.server.workspace().session(pane) else {
+        let Some(term) = self.panes.shown().term(pane) else {
             return;
         };
-        let term = session.term();
         let flags = term.modes().flags;
         if term.is_alt_screen() && flags.contains(Modes::ALTERNATE_SCROLL) {
             // A full-screen program without mouse tracking (less, man): the wheel is arrows.
@@ -358,13 +354,14 @@ impl WindowApp {
             let key = if up { Key::Up } else { Key::Down };
             let bytes = encode_key(key, Modifiers::NONE, modes).repeat(count);
             drop(term);
-            let _ = session.send(bytes);
+            self.panes.type_into(pane, bytes);
             return;
         }
         let view = self.views.entry(pane).or_default();
         let lines = count as i64;
         view.scroll(&term, if up { -lines } else { lines });
         drop(term);
+        self.scrolled(pane);
         self.redraw();
     }
 }

@@ -170,7 +170,19 @@ impl Surface {
     pub fn resize(&mut self, width: u32, height: u32) {
         self.config.width = width.max(1);
         self.config.height = height.max(1);
+        // A window whose display is gone fails here; the next frame says so.
+        let _ = self.configure();
+    }
+
+    /// Configure the surface for the window as it is now. A display that went away makes it
+    /// fail (a validation error, which wgpu would otherwise raise as a panic).
+    fn configure(&mut self) -> Result<(), RenderError> {
+        let scope = self.gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
         self.surface.configure(&self.gpu.device, &self.config);
+        match pollster::block_on(scope.pop()) {
+            Some(error) => Err(RenderError::Surface(error.to_string())),
+            None => Ok(()),
+        }
     }
 
     /// Whether frames are drawn on a software renderer.
@@ -199,7 +211,7 @@ impl Surface {
             wgpu::CurrentSurfaceTexture::Success(target)
             | wgpu::CurrentSurfaceTexture::Suboptimal(target) => target,
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.gpu.device, &self.config);
+                self.configure()?;
                 self.window.request_redraw();
                 return Ok(());
             }

@@ -30,6 +30,16 @@ pub enum Outcome {
 impl Workspace {
     /// Carry out one control request.
     pub fn handle(&mut self, request: Request) -> Outcome {
+        let before = self.mux.focused_pane();
+        let outcome = self.handle_request(request);
+        // Attached windows keep their own focus, but take one a request moved.
+        if self.mux.focused_pane() != before {
+            self.focus_moves += 1;
+        }
+        outcome
+    }
+
+    fn handle_request(&mut self, request: Request) -> Outcome {
         let result = match request {
             Request::Stop => return Outcome::Stop,
             Request::Close { pane } => return self.close(PaneId(pane)),
@@ -136,6 +146,14 @@ impl Workspace {
         pane.session.send(bytes).map_err(|e| Refusal(ErrorCode::Failed, e.to_string()))
     }
 
+    /// `from` acted: it is the active window now, and the panes take its size.
+    #[cfg(unix)]
+    pub fn window_acted(&mut self, from: &crate::app::attach::WindowHandle) {
+        if let Some(area) = self.attached.typed(from) {
+            self.set_area(area);
+        }
+    }
+
     /// Carry out what an attached window asks: its input for a pane (it becomes the active
     /// window, whose area the panes take), its area, scrollback rows its replica lacks. A pane
     /// gone meanwhile is no one's.
@@ -143,6 +161,8 @@ impl Workspace {
     pub fn window_asked(&mut self, asked: crate::app::attach::FromWindow) {
         use crate::app::attach::FromWindow;
         match asked {
+            // The server carries out actions (closing a pane hands its session to it).
+            FromWindow::Act { from, .. } => self.window_acted(&from),
             FromWindow::Input { from, pane, bytes } => {
                 if let Some(area) = self.attached.typed(&from) {
                     self.set_area(area);
@@ -152,6 +172,12 @@ impl Workspace {
                 }
             }
             FromWindow::Area { from, size } => {
+                // A window draws a title strip above each pane, and the configuration's
+                // problems in a tab.
+                if self.header_rows() == 0 {
+                    self.set_header_rows(1);
+                    self.refresh_config_notice();
+                }
                 if let Some(area) = self.attached.sized(&from, size) {
                     self.set_area(area);
                 }
@@ -199,9 +225,20 @@ impl Workspace {
     #[cfg(unix)]
     pub fn sync_windows(&mut self) {
         if self.attached.any() {
+            let looks = self
+                .mux
+                .all_panes()
+                .into_iter()
+                .filter_map(|(_, pane)| {
+                    // Plain data: serializing cannot fail.
+                    Some((pane.0, serde_json::to_value(self.look_of(pane)?).ok()?))
+                })
+                .collect();
             let view = crate::ctl::protocol::WindowView {
                 layout: self.mux.layout_info(),
                 instance: self.describe(),
+                looks,
+                focus_moves: self.focus_moves,
             };
             self.attached.show(&view);
         }

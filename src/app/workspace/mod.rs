@@ -17,9 +17,12 @@ use crate::sandbox::Enforcement;
 use crate::vault::Vault;
 
 mod control;
+mod look;
+mod notice;
 mod start;
 
 pub use control::Outcome;
+pub use look::{ChangedLook, LockLook, PaneLook, Shown};
 
 use super::git_watch::{GitWatch, Who};
 use super::pane_endpoint::{Endpoint, PaneEndpoints};
@@ -146,6 +149,10 @@ pub struct Workspace {
     threads: Vec<ThreadSpec>,
     /// What is wrong with the configuration file now, if anything.
     config_problems: Option<String>,
+    /// The tab showing them, while it is open.
+    config_notice: Option<PaneId>,
+    /// How often a control request moved the focus (attached windows follow such moves).
+    focus_moves: u64,
     /// The vault, once a thread has needed it.
     vault: Option<Vault>,
     /// The pulse sampler (`None` only if its thread could not start).
@@ -191,6 +198,8 @@ impl Workspace {
             header_rows: 0,
             threads: Vec::new(),
             config_problems: None,
+            config_notice: None,
+            focus_moves: 0,
             vault: None,
             sampler,
             endpoints_opened: 0,
@@ -221,6 +230,10 @@ impl Workspace {
             return;
         }
         self.options.area = area;
+        self.relayout_all();
+    }
+
+    fn relayout_all(&mut self) {
         let firsts: Vec<PaneId> =
             self.mux.tabs().iter().filter_map(|t| t.panes().first().copied()).collect();
         for pane in firsts {
@@ -269,7 +282,10 @@ impl Workspace {
     /// Rows at the top of each pane's rectangle kept for its title strip (the window shows one;
     /// headless instances none). Panes are sized to the rest.
     pub fn set_header_rows(&mut self, rows: usize) {
-        self.header_rows = rows;
+        if rows != self.header_rows {
+            self.header_rows = rows;
+            self.relayout_all();
+        }
     }
 
     pub fn header_rows(&self) -> usize {
@@ -394,6 +410,7 @@ impl Workspace {
     /// The configuration file's problems (the last good configuration stays in force).
     pub fn set_config_problems(&mut self, problems: Option<String>) {
         self.config_problems = problems;
+        self.refresh_config_notice();
     }
 
     pub fn config_problems(&self) -> Option<&str> {

@@ -299,14 +299,6 @@ pub struct InstanceInfo {
     pub windows: Vec<WindowInfo>,
 }
 
-/// What an attached window draws besides its panes' screens: the server's tabs and splits,
-/// and each pane as `paddock ls` describes it (pulse, lock, status).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WindowView {
-    pub layout: crate::mux::LayoutInfo,
-    pub instance: InstanceInfo,
-}
-
 /// A window attached to an instance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowInfo {
@@ -417,6 +409,9 @@ pub enum PaneState {
     /// The pane shows a notice and runs no program (a thread refused to start).
     NoProgram,
 }
+
+mod window;
+pub use window::{WindowAction, WindowView};
 
 #[cfg(test)]
 mod tests;

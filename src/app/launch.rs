@@ -1,0 +1,149 @@
+//! `paddock` opens a window on this user's paddock server: the one running, or one it starts.
+//!
+//! A server started here runs on its own: in a session of its own (no terminal to hang it up),
+//! its output in `server.log` in paddock's state folder, and, where the user has a systemd
+//! manager, in a scope unit of its own, so that stopping the window's unit (a desktop's app
+//! scope) does not stop the agents.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+
+use crate::ctl::attach::attach_socket;
+use crate::ctl::{instance_socket, live_instances, socket_dir};
+
+/// How long a server may take to start listening.
+const START_WAIT: Duration = Duration::from_secs(20);
+
+/// The attach socket for `path`: a control socket (`<pid>.sock`) or an attach socket itself.
+pub fn attach_socket_of(path: &Path) -> PathBuf {
+    match path.extension() {
+        Some(ext) if ext == "attach" => path.to_owned(),
+        _ => attach_socket(path),
+    }
+}
+
+/// The control socket of the running server to attach to: the most recently started of this
+/// user's live instances that windows can attach to.
+pub fn find_server() -> anyhow::Result<Option<PathBuf>> {
+    let live = live_instances(&socket_dir())?;
+    let started = |path: &PathBuf| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let attachable = live.into_iter().filter(|sock| attach_socket(sock).exists());
+    Ok(attachable.max_by_key(started))
+}
+
+/// Start `paddock server` with `args` on its own; returns its control socket once it and its
+/// attach socket listen.
+pub fn start_server(args: &[OsString], listen: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let log = server_log()?;
+    let scoped = user_manager().then(|| spawn(args, &log, true));
+    let (mut child, mut scoped) = match scoped {
+        Some(Ok(child)) => (child, true),
+        _ => (spawn(args, &log, false)?, false),
+    };
+    loop {
+        let socket = match listen {
+            Some(path) => path.to_owned(),
+            None => instance_socket(&socket_dir(), child.id()),
+        };
+        match wait_until_listening(&mut child, &socket) {
+            Ok(()) => {
+                // Reaped when it ends, so it never lingers as a zombie of this window.
+                std::thread::spawn(move || child.wait());
+                return Ok(socket);
+            }
+            // systemd-run could not make the scope (no session bus, a refusal): start it plainly.
+            Err(_) if scoped => {
+                scoped = false;
+                child = spawn(args, &log, false)?;
+            }
+            Err(why) => {
+                let tail = log_tail(&log);
+                bail!("{why}; its log, {}, ends:\n{tail}", log.display());
+            }
+        }
+    }
+}
+
+/// Whether this user has a systemd manager to make a scope in.
+fn user_manager() -> bool {
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    let has_manager = runtime.is_some_and(|dir| dir.join("systemd/private").exists());
+    has_manager && which("systemd-run")
+}
+
+fn which(program: &str) -> bool {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
+}
+
+fn spawn(args: &[OsString], log: &Path, scoped: bool) -> anyhow::Result<Child> {
+    let exe = std::env::current_exe().context("cannot find paddock's own executable")?;
+    let mut command = if scoped {
+        // `--scope` execs the command in the scope: its pid is the server's.
+        let mut command = Command::new("systemd-run");
+        command.args(["--user", "--scope", "--quiet", "--collect"]);
+        command.arg(format!("--unit=paddock-server-{}", std::process::id()));
+        command.arg(exe);
+        command
+    } else {
+        Command::new(exe)
+    };
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("cannot open the server's log {}", log.display()))?;
+    command.arg("server").args(args).stdin(Stdio::null()).stdout(out.try_clone()?).stderr(out);
+    // SAFETY: between fork and exec only setsid, which is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command.spawn().context("cannot start the paddock server")
+}
+
+/// Wait until the server listens on `socket` and on its attach socket.
+fn wait_until_listening(child: &mut Child, socket: &Path) -> anyhow::Result<()> {
+    let deadline = Instant::now() + START_WAIT;
+    let attach = attach_socket(socket);
+    loop {
+        if socket.exists() && attach.exists() {
+            return Ok(());
+        }
+        if let Some(status) = child.try_wait()? {
+            bail!("the paddock server ended as it started ({status})");
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "the paddock server did not listen on {} within {START_WAIT:?}",
+                socket.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `server.log` in paddock's state folder (made private if new).
+fn server_log() -> anyhow::Result<PathBuf> {
+    let folder = crate::vault::state_folder().context("this system has no state folder")?;
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot make the state folder {}", folder.display()))?;
+    let _ = std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o700));
+    Ok(folder.join("server.log"))
+}
+
+/// The log's last lines, for a server that did not start.
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(10)..].join("\n")
+}

@@ -1,0 +1,68 @@
+//! What travels between the server and an attached window besides the panes' bytes: the view a
+//! window draws (tabs, splits, and each pane's strip) and the actions its keys ask for.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{InstanceInfo, SplitDirection};
+
+/// What an attached window draws besides its panes' screens: the server's tabs and splits,
+/// each pane as `paddock ls` describes it, and what its title strip shows (the app's
+/// `PaneLook`: pulse, lock and notes in the app's own types, which this layer does not know).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowView {
+    pub layout: crate::mux::LayoutInfo,
+    pub instance: InstanceInfo,
+    /// By pane id.
+    #[serde(default)]
+    pub looks: BTreeMap<u32, serde_json::Value>,
+    /// How often a control request moved the server's focus: a window that sees it change
+    /// takes that focus (`paddock ctl focus` moves every window's).
+    #[serde(default)]
+    pub focus_moves: u64,
+}
+
+/// What a window's keys ask of the server, for the pane the window has focused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WindowAction {
+    /// A tab with the user's shell; opened from a locked pane, it is locked the same way.
+    NewTab {
+        from: Option<u32>,
+    },
+    Split {
+        pane: u32,
+        direction: SplitDirection,
+    },
+    Close {
+        pane: u32,
+    },
+    /// The window moved its focus here: the server's focus (and `paddock ls`) follows the
+    /// window that was active last.
+    Focus {
+        pane: u32,
+    },
+    Zoom {
+        pane: u32,
+    },
+    /// Move a divider of `pane`'s tab (`Mux::set_divider_ratio`).
+    Divider {
+        pane: u32,
+        index: usize,
+        ratio: f32,
+    },
+    Restart {
+        pane: u32,
+    },
+    /// Mute it, or unmute it.
+    ToggleMute {
+        pane: u32,
+    },
+    AllowHost {
+        pane: u32,
+    },
+    ApproveProgram {
+        pane: u32,
+    },
+}

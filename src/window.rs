@@ -1,0 +1,94 @@
+//! `paddock` and `paddock attach`: a window on this user's paddock server, which owns the
+//! panes. Closing the window leaves them running.
+
+use std::ffi::OsString;
+
+use anyhow::Context;
+
+use paddock::app::launch::{attach_socket_of, find_server, start_server};
+use paddock::ctl::protocol::Request;
+use paddock::ctl::Client;
+
+use crate::cli::{AttachArgs, RunArgs};
+
+/// `paddock`: a window on the running server (a new tab in it for `-e CMD`), or on one
+/// started now with these arguments. The server's control socket is printed first.
+pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
+    let config_path = crate::config_path(args.config.as_deref());
+    let (config, problems) = crate::load_config(args.config.is_some(), config_path.as_deref());
+    let running = match &args.listen {
+        Some(_) => None,
+        None => find_server()?,
+    };
+    let socket = match running {
+        Some(socket) => {
+            if !args.exec.is_empty() {
+                if let Some(problems) = problems {
+                    eprintln!("paddock: the configuration has problems:\n{problems}");
+                }
+                new_tab(&socket, &args.exec)?;
+            }
+            socket
+        }
+        None => {
+            let listen = args.listen.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+            start_server(&server_args(args, listen.as_deref()), listen.as_deref())?
+        }
+    };
+    crate::print_stdout(&format!("{}\n", socket.display()))?;
+    paddock::app::window::run_attached(&attach_socket_of(&socket), config, config_path)
+}
+
+/// `paddock attach`: a window on a running server.
+pub fn attach(args: &AttachArgs) -> anyhow::Result<u8> {
+    let socket = match &args.socket {
+        Some(socket) => socket.clone(),
+        None => find_server()?.context(
+            "no paddock server is running for this user (`paddock` starts one with a window)",
+        )?,
+    };
+    let config_path = crate::config_path(args.config.as_deref());
+    let (config, problems) = crate::load_config(args.config.is_some(), config_path.as_deref());
+    if let Some(problems) = problems {
+        eprintln!(
+            "paddock: the configuration has problems; this window uses the defaults:\n{problems}"
+        );
+    }
+    paddock::app::window::run_attached(&attach_socket_of(&socket), config, config_path)
+}
+
+/// Open a tab running `command` in the server at `socket`.
+fn new_tab(socket: &std::path::Path, command: &[String]) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().ok();
+    let request = Request::New { thread: None, cwd, command: command.to_vec() };
+    let reply = Client::connect(socket)?.call(&request)?;
+    match reply.error {
+        Some(error) => anyhow::bail!("cannot open a tab for {}: {}", command[0], error.message),
+        None => Ok(()),
+    }
+}
+
+/// What the started server is told: everything `paddock` was given that is the server's.
+fn server_args(args: &RunArgs, listen: Option<&std::path::Path>) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
+    if let Some(config) = &args.config {
+        out.push("--config".into());
+        out.push(std::path::absolute(config).unwrap_or(config.clone()).into());
+    }
+    if let Some(lines) = args.scrollback {
+        out.push("--scrollback".into());
+        out.push(lines.to_string().into());
+    }
+    if let Some(listen) = listen {
+        out.push("--listen".into());
+        out.push(listen.into());
+    }
+    if args.exit_with_child {
+        out.push("--exit-with-child".into());
+    }
+    if !args.exec.is_empty() {
+        out.push("-e".into());
+        out.extend(args.exec.iter().map(OsString::from));
+    }
+    out
+}

@@ -1,0 +1,225 @@
+//! Windows come and go; the server keeps the panes. Under Xvfb: a window killed with SIGKILL,
+//! a display that dies, and two windows on one server, each checked as a person would (the
+//! programs keep running, `paddock attach` shows them again, typing in one window reaches the
+//! pane and both windows draw it).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::window::{distinct_colors, run, wait_for, Windowed, Xvfb};
+
+const PADDOCK: &str = env!("CARGO_BIN_EXE_paddock");
+
+/// `paddock attach` on `app`'s server, shown on `x`: the window process and its X window.
+fn attach(x: &Xvfb, app: &Windowed) -> (Child, String) {
+    let before = windows(x);
+    let child = x
+        .command(PADDOCK)
+        .args(["attach", "--socket", &app.socket])
+        .env("XDG_RUNTIME_DIR", &app.runtime)
+        .env("XDG_CONFIG_HOME", app.runtime.join("config"))
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("paddock attach");
+    let mut window = None;
+    wait_for("the attached window", || {
+        window = windows(x).into_iter().find(|w| !before.contains(w));
+        window.is_some()
+    });
+    let window = window.expect("a new window");
+    (child, window)
+}
+
+/// The X windows named paddock.
+fn windows(x: &Xvfb) -> Vec<String> {
+    let out = x.command("xdotool").args(["search", "--name", "^paddock$"]).output();
+    let out = out.expect("xdotool search");
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
+}
+
+/// One window's picture, as PNG bytes.
+fn picture(x: &Xvfb, window: &str, shot: &Path) -> crate::images::Image {
+    run(x.command("import").args(["-window", window]).arg(format!("PNG32:{}", shot.display())));
+    crate::images::read_png(shot).expect("read the screenshot")
+}
+
+/// Wait until `window`'s picture is no longer `old`, and return it.
+fn picture_changes(
+    x: &Xvfb,
+    window: &str,
+    shot: &Path,
+    old: &crate::images::Image,
+    what: &str,
+) -> crate::images::Image {
+    let mut now = picture(x, window, shot);
+    wait_for(what, || {
+        now = picture(x, window, shot);
+        now.rgba != old.rgba
+    });
+    now
+}
+
+/// The pixels of `[left, top, right, bottom)` of `image`.
+fn region(image: &crate::images::Image, [left, top, right, bottom]: [u32; 4]) -> Vec<u8> {
+    let mut pixels = Vec::new();
+    for y in top..bottom.min(image.height) {
+        let row = (y * image.width) as usize * 4;
+        let (from, to) = (row + left as usize * 4, row + right.min(image.width) as usize * 4);
+        pixels.extend_from_slice(&image.rgba[from..to]);
+    }
+    pixels
+}
+
+fn shots(name: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/window-test");
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    dir.join(name)
+}
+
+fn type_line(x: &Xvfb, window: &str, line: &str) {
+    run(x.command("xdotool").args(["windowfocus", "--sync", window]));
+    run(x.command("xdotool").args(["type", "--delay", "30", line]));
+    run(x.command("xdotool").args(["key", "Return"]));
+}
+
+fn gone(child: &mut Child) -> bool {
+    child.try_wait().expect("try_wait").is_some()
+}
+
+#[test]
+fn a_killed_window_leaves_its_programs_running_and_attach_shows_them_with_their_scrollback() {
+    let x = Xvfb::start();
+    let mut app = Windowed::start(&x, "attach-kill");
+    wait_for("the first prompt", || app.ctl(&["capture", "--pane", "1"]).contains("bash-"));
+    // An agent's stand-in: it keeps working (counting into a file) whatever the windows do,
+    // after printing more lines than a window is sent up front.
+    let count = app.runtime.join("count");
+    let script = format!(
+        "(i=0; while :; do i=$((i+1)); echo $i > {}; sleep 0.1; done) & seq 1 3000\n",
+        count.display()
+    );
+    app.ctl(&["send", "--pane", "1", "--text", &script]);
+    wait_for("the count to start", || count.exists());
+    wait_for("the output to end", || app.ctl(&["capture", "--pane", "1"]).contains("\n3000\n"));
+
+    app.child.kill().expect("SIGKILL the window");
+    app.child.wait().expect("wait");
+    let counted =
+        || std::fs::read_to_string(&count).ok().and_then(|t| t.trim().parse::<u64>().ok());
+    let then = counted().expect("a count");
+    wait_for("the program to go on with no window", || counted().is_some_and(|n| n > then + 5));
+    let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
+    assert!(!ls.contains("attached"), "no window is left: {ls}");
+    assert!(ls.contains(" running "), "{ls}");
+
+    let (window, id) = attach(&x, &app);
+    let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
+    assert!(ls.contains(&format!("1 window attached (pid {})", window.id())), "{ls}");
+    let shot = shots("attach-kill.png");
+    let bottom = picture(&x, &id, &shot);
+    assert!(distinct_colors(&bottom) >= 3, "the attached window is blank: {}", shot.display());
+    // Back to the oldest line the window holds, then again once the server has sent older
+    // ones: each shows other lines.
+    run(x.command("xdotool").args(["windowfocus", "--sync", &id]));
+    run(x.command("xdotool").args(["key", "shift+Home"]));
+    let held = picture_changes(&x, &id, &shot, &bottom, "the view to scroll back");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut older = held.clone();
+    while older.rgba == held.rgba && Instant::now() < deadline {
+        run(x.command("xdotool").args(["key", "shift+Home"]));
+        std::thread::sleep(Duration::from_millis(300));
+        older = picture(&x, &id, &shot);
+    }
+    assert!(older.rgba != held.rgba, "no rows older than the first {} came", shot.display());
+    run(x.command("xdotool").args(["key", "shift+End"]));
+    type_line(&x, &id, "echo back-again");
+    wait_for("typing in the attached window", || {
+        app.ctl(&["capture", "--pane", "1"]).contains("\nback-again\n")
+    });
+    // The window ends, successfully, when the server stops.
+    app.child = window;
+    app.stop();
+}
+
+#[test]
+fn a_display_that_dies_is_a_detach() {
+    let x = Xvfb::start();
+    let mut app = Windowed::start(&x, "attach-xvfb");
+    wait_for("the first prompt", || app.ctl(&["capture", "--pane", "1"]).contains("bash-"));
+    app.ctl(&["send", "--pane", "1", "--text", "echo before-the-display-died\n"]);
+    // SIGKILL: the X server gets no chance to say goodbye.
+    let mut x = x;
+    x.child.kill().expect("kill Xvfb");
+    drop(x);
+    wait_for("the window to end with its display", || gone(&mut app.child));
+    app.ctl(&["send", "--pane", "1", "--text", "echo no-display-now\n"]);
+    wait_for("the pane to run on", || {
+        app.ctl(&["capture", "--pane", "1"]).contains("\nno-display-now\n")
+    });
+    let y = Xvfb::start();
+    let (window, id) = attach(&y, &app);
+    let shot = shots("attach-xvfb.png");
+    let image = picture(&y, &id, &shot);
+    assert!(distinct_colors(&image) >= 3, "the attached window is blank: {}", shot.display());
+    type_line(&y, &id, "echo on-a-new-display");
+    wait_for("typing on the new display", || {
+        app.ctl(&["capture", "--pane", "1"]).contains("\non-a-new-display\n")
+    });
+    app.child = window;
+    app.stop();
+}
+
+#[test]
+fn two_windows_on_one_server_show_what_one_types_and_keep_their_own_tabs() {
+    let x = Xvfb::start();
+    // New tabs run $SHELL: a plain one, so the tab's prompt owes nothing to this machine's rc
+    // files.
+    let args = ["-e", "bash", "--norc", "--noprofile"];
+    let app = Windowed::start_with_env(&x, "attach-two", &args, &[("SHELL", "/bin/sh")]);
+    wait_for("the first prompt", || app.ctl(&["capture", "--pane", "1"]).contains("bash-"));
+    let (mut second, id) = attach(&x, &app);
+    let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
+    assert!(ls.contains("2 windows attached"), "{ls}");
+    // Side by side as far as the screen allows: the first window's top left (where the
+    // prompt is) stays in sight; a covered window's pixels cannot be read.
+    run(x.command("xdotool").args(["windowmove", "--sync", &id, "480", "200"]));
+    let shot = shots("attach-two.png");
+    let in_first = |image: &crate::images::Image| region(image, [0, 0, 480, 200]);
+    let in_second = |image: &crate::images::Image| region(image, [480, 200, 1280, 800]);
+    std::thread::sleep(Duration::from_millis(500));
+    let before = picture(&x, "root", &shot);
+    type_line(&x, &id, "echo typed-in-the-second-window");
+    wait_for("typing in the second window", || {
+        app.ctl(&["capture", "--pane", "1"]).contains("\ntyped-in-the-second-window\n")
+    });
+    wait_for("both windows to draw it", || {
+        let now = picture(&x, "root", &shot);
+        in_first(&now) != in_first(&before) && in_second(&now) != in_second(&before)
+    });
+
+    // A new tab from the second window: it shows it; the first stays on its tab, so what is
+    // typed there goes to the first pane.
+    run(x.command("xdotool").args(["windowfocus", "--sync", &id]));
+    run(x.command("xdotool").args(["key", "ctrl+shift+t"]));
+    let ls = || run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
+    wait_for("the second tab", || ls().lines().any(|l| l.trim_start().starts_with("2* ")));
+    type_line(&x, &id, "echo in-the-new-tab");
+    wait_for("typing in the new tab", || {
+        app.ctl(&["capture", "--pane", "2"]).contains("\nin-the-new-tab\n")
+    });
+    type_line(&x, &app.window, "echo still-on-the-first-tab");
+    wait_for("the first window typing into its own tab", || {
+        app.ctl(&["capture", "--pane", "1"]).contains("\nstill-on-the-first-tab\n")
+    });
+    assert!(!app.ctl(&["capture", "--pane", "2"]).contains("still-on-the-first-tab"));
+
+    // Detaching (Ctrl+Shift+Q) closes a window and nothing else.
+    run(x.command("xdotool").args(["windowfocus", "--sync", &id]));
+    run(x.command("xdotool").args(["key", "ctrl+shift+q"]));
+    wait_for("the second window to detach", || gone(&mut second));
+    assert!(second.wait().expect("wait").success());
+    let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
+    assert!(ls.contains("1 window attached") && ls.matches(" running ").count() == 2, "{ls}");
+    app.stop();
+}
