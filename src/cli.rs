@@ -30,6 +30,10 @@ pub struct RunArgs {
     /// A window that owns its panes, with no server: closing it ends them.
     #[arg(long, conflicts_with = "headless")]
     pub single_process: bool,
+    /// The record of a server that died (`paddock` passes it to the server it starts): its
+    /// panes are named in a `lost` tab and the configured threads wait for the user.
+    #[arg(long, value_name = "RECORD", hide = true)]
+    pub lost: Vec<PathBuf>,
     /// Exit when the first tab's program exits, with its exit code.
     #[arg(long)]
     pub exit_with_child: bool,

@@ -179,6 +179,7 @@ fn run(args: RunArgs) -> ExitCode {
         config_path,
         // Panes get this path as PADDOCK_SOCKET and may run elsewhere: make it absolute.
         socket: args.listen.map(|p| std::path::absolute(&p).unwrap_or(p)),
+        lost: args.lost,
     };
     let result = if headless {
         paddock::app::headless::run(options)

@@ -32,7 +32,14 @@ pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
         }
         None => {
             let listen = args.listen.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
-            start_server(&server_args(args, listen.as_deref()), listen.as_deref())?
+            let mut server = server_args(args, listen.as_deref());
+            // A server that died left its record: the new one says what was lost and starts
+            // no agent unasked.
+            for record in paddock::app::lost::dead_servers() {
+                server.push("--lost".into());
+                server.push(record.into());
+            }
+            start_server(&server, listen.as_deref())?
         }
     };
     crate::print_stdout(&format!("{}\n", socket.display()))?;

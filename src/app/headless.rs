@@ -25,6 +25,9 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let (windows, window_inputs) = (server.windows(), server.window_inputs());
     // The pulse moves on its own: attached windows are told of it this often.
     let pulse_tick = crossbeam_channel::tick(WINDOW_VIEW_PERIOD);
+    server.keep_record();
+    // Whether the server ends because it was asked to (its panes are not lost then).
+    let mut asked = true;
     let exit_code = loop {
         select! {
             recv(pulse_tick) -> _ => {}
@@ -46,7 +49,10 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             }
             recv(signals.receiver()) -> signal => match signal {
                 Ok(Signal::Child) => server.workspace_mut().check_ended_locks(),
-                Ok(Signal::Stop(_)) | Err(_) => break 0,
+                Ok(Signal::Stop(_)) | Err(_) => {
+                    asked = false;
+                    break 0;
+                }
             },
             recv(config_changes) -> _ => {
                 server.reload_config();
@@ -56,7 +62,11 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             break code;
         }
         server.workspace_mut().sync_windows();
+        server.keep_record();
     };
+    if asked {
+        server.forget_record();
+    }
     server.shut_down();
     Ok(exit_code)
 }

@@ -24,6 +24,8 @@ pub mod headless;
 #[cfg(unix)]
 pub mod launch;
 #[cfg(unix)]
+pub mod lost;
+#[cfg(unix)]
 pub mod server;
 #[cfg(unix)]
 mod signals;

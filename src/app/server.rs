@@ -40,6 +40,9 @@ pub struct ServerOptions {
     pub config_path: Option<PathBuf>,
     /// Where to listen; by default `<socket dir>/<pid>.sock`.
     pub socket: Option<PathBuf>,
+    /// Records of servers that died (`lost`): their panes are named in a `lost` tab, and the
+    /// configured threads wait for the user instead of starting.
+    pub lost: Vec<PathBuf>,
 }
 
 /// One running instance, with or without a window: its workspace, its control socket, and the
@@ -51,6 +54,15 @@ pub struct Server {
     attach: AttachServer,
     closing: Vec<JoinHandle<()>>,
     command: Vec<String>,
+    lost: Vec<PathBuf>,
+    /// The key that restarts a thread, named in the `lost` tab.
+    restart_chord: Option<crate::input::Chord>,
+    /// The tab naming what died servers lost, while it is open: restarting it starts the
+    /// configured threads.
+    lost_notice: Option<PaneId>,
+    /// This server's own record, kept while it runs (`paddock server`).
+    #[cfg(unix)]
+    record: Option<super::lost::Keeper>,
     /// The configured threads, opened at launch when no command is given.
     threads: Vec<ThreadSpec>,
     /// The first tab's pane, whose end ends the instance (`--exit-with-child`).
@@ -120,6 +132,11 @@ impl Server {
             attach,
             closing: Vec::new(),
             command: options.command.clone(),
+            lost: options.lost.clone(),
+            restart_chord: options.config.keys.chord_of(crate::input::Action::RestartThread),
+            lost_notice: None,
+            #[cfg(unix)]
+            record: None,
             threads: options.config.threads.clone(),
             first: None,
             exit_with_child: options.exit_with_child,
@@ -131,6 +148,10 @@ impl Server {
     /// Open the first tabs (the command given, else the configured threads, else the user's
     /// shell) and print the control socket's path on stdout.
     pub fn open_first_tab(&mut self) -> anyhow::Result<()> {
+        if self.tell_lost() && self.command.is_empty() {
+            announce(self.control.path());
+            return Ok(());
+        }
         let first = if self.command.is_empty() && !self.threads.is_empty() {
             let threads = std::mem::take(&mut self.threads);
             let panes: Vec<PaneId> =
@@ -319,9 +340,88 @@ impl Server {
         None
     }
 
+    /// Name what died servers lost in a `lost` tab, holding the configured threads back for
+    /// the user. Whether there was anything to tell.
+    fn tell_lost(&mut self) -> bool {
+        #[cfg(unix)]
+        {
+            use super::lost;
+            let records: Vec<lost::Record> =
+                self.lost.iter().filter_map(|p| lost::read(p)).collect();
+            // Told once: the next start is a first start again.
+            for path in std::mem::take(&mut self.lost) {
+                let _ = std::fs::remove_file(path);
+            }
+            if records.is_empty() {
+                return false;
+            }
+            let names: Vec<String> = self.threads.iter().map(|t| t.name.clone()).collect();
+            let chord = self.restart_chord.map(|c| c.to_string());
+            let text = lost::notice(&records, &names, chord.as_deref());
+            let notice = self.workspace.open_notice("lost", &text);
+            self.workspace.focus(notice);
+            self.lost_notice = Some(notice);
+            true
+        }
+        #[cfg(not(unix))]
+        false
+    }
+
+    /// Keep this server's record of its panes on disk (`lost`), from now on.
+    #[cfg(unix)]
+    pub fn keep_record(&mut self) {
+        let record = match &mut self.record {
+            Some(record) => record,
+            None => match super::lost::Keeper::new() {
+                Some(keeper) => self.record.insert(keeper),
+                None => return,
+            },
+        };
+        let mux = self.workspace.mux();
+        let panes = mux
+            .all_panes()
+            .into_iter()
+            .filter(|(_, pane)| Some(*pane) != self.lost_notice)
+            .filter_map(|(tab, pane)| {
+                let tab = mux.tabs().iter().find(|t| t.id == tab)?;
+                let command = self.workspace.command_of(pane)?.to_vec();
+                let thread = self.workspace.thread_of(pane).map(|t| t.name.clone());
+                Some(super::lost::LostPane {
+                    id: pane.0,
+                    tab: tab.name.clone(),
+                    thread: thread.or_else(|| tab.thread.clone()),
+                    command,
+                })
+            })
+            .collect();
+        record.keep(panes);
+    }
+
+    /// The server was asked to stop: its panes are not lost.
+    #[cfg(unix)]
+    pub fn forget_record(&mut self) {
+        if let Some(record) = self.record.take() {
+            record.forget();
+        }
+    }
+
     /// Start `pane`'s thread again from its current definition (the window's key binding);
-    /// why not goes to stderr, as there is nobody to reply to.
+    /// why not goes to stderr, as there is nobody to reply to. In the `lost` tab: start the
+    /// configured threads.
     pub fn restart_pane(&mut self, pane: PaneId) {
+        if self.lost_notice == Some(pane) && !self.threads.is_empty() {
+            self.lost_notice = None;
+            let threads = std::mem::take(&mut self.threads);
+            let panes: Vec<PaneId> =
+                threads.iter().map(|spec| self.workspace.open_thread(spec)).collect();
+            if let Some(session) = self.workspace.take(pane) {
+                self.retire(session);
+            }
+            if let Some(first) = panes.first() {
+                self.workspace.focus(*first);
+            }
+            return;
+        }
         match self.workspace.restart(pane) {
             Ok(old) => self.retire(old),
             Err(why) => eprintln!("paddock: cannot restart pane {}: {why}", pane.0),

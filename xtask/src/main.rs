@@ -9,6 +9,7 @@
 //! - `bench-panes`: headless panes end to end beside tmux (throughput of `cat`, memory of 8
 //!   full panes); see `panes_bench`.
 
+mod attach_bench;
 mod panes_bench;
 mod pulse_bench;
 mod window_bench;
@@ -80,15 +81,20 @@ fn run_task() -> Result<()> {
         "bench" => bench(),
         "bench-panes" => panes_bench::run(&workspace_root()),
         "bench-window" => window_bench::run(&workspace_root()),
+        "bench-attach" => attach_bench::run(&workspace_root()),
         "bench-pulse" => pulse_bench::run(&workspace_root()),
         _ => {
-            eprintln!("usage: cargo xtask <ci|bless|bench|bench-panes|bench-window|bench-pulse>");
+            eprintln!(
+                "usage: cargo xtask <ci|bless|bench|bench-panes|bench-window|bench-attach|bench-pulse>"
+            );
             eprintln!("  ci [--busy N]  install test prerequisites and run every check (beside N");
             eprintln!("                 busy loops: no test may depend on an idle machine)");
             eprintln!("  bless  rewrite expected test output files");
             eprintln!("  bench  run the parse benchmark and print the table with ratios");
             eprintln!("  bench-panes  headless panes beside tmux: cat throughput, memory");
             eprintln!("  bench-window  the window beside Alacritty under Xvfb; idle cost");
+            eprintln!("  bench-attach  an attached window beside --single-process and Alacritty;");
+            eprintln!("                attach latency and window memory with 8 full panes");
             eprintln!("  bench-pulse  the sampler's CPU with 16 panes; paddock ls beside tmux");
             std::process::exit(2);
         }

@@ -5,7 +5,8 @@
 //! - `paddock -e cat FILE --exit-with-child` against `alacritty -e cat FILE`, wall time from
 //!   start to exit (start-up, window, GPU setup, the whole file through PTY, parser and frames),
 //!   for 16 MiB of plain text and 16 MiB of dense truecolor cells, alternating, median of 3.
-//! - Idle: a window with 4 panes running idle shells, paddock's CPU over 10 s.
+//! - Idle: a window with 4 panes running idle shells, paddock's CPU (the window's and its
+//!   server's) over 10 s.
 //! - The pulse glow: a window whose pane asks a question (needs you: its border pulses),
 //!   paddock's CPU over 10 s of pulsing, beside the same window with `pulse_glow: false`.
 //!
@@ -131,9 +132,9 @@ fn glow_cpu(paddock: &Path, runtime: &Path, glow: bool) -> Result<(f64, u64)> {
     if !String::from_utf8_lossy(&ls.stdout).contains("\"needs_you\"") {
         bail!("the pane does not need anyone: {}", String::from_utf8_lossy(&ls.stdout));
     }
-    let before = cpu_ticks(child.id())?;
+    let before = cpu_ticks(child.id())? + cpu_ticks(server_pid(&socket)?)?;
     std::thread::sleep(Duration::from_secs(10));
-    let ticks = cpu_ticks(child.id())? - before;
+    let ticks = cpu_ticks(child.id())? + cpu_ticks(server_pid(&socket)?)? - before;
     let _ = Command::new(paddock).args(["ctl", "--socket", &socket, "stop"]).status();
     let _ = child.wait();
     Ok((ticks as f64 / 10.0, ticks))
@@ -199,13 +200,20 @@ fn idle_cpu(paddock: &Path, runtime: &Path) -> Result<(f64, u64)> {
         }
     }
     std::thread::sleep(Duration::from_secs(2));
-    let before = cpu_ticks(child.id())?;
+    let before = cpu_ticks(child.id())? + cpu_ticks(server_pid(socket)?)?;
     std::thread::sleep(Duration::from_secs(10));
-    let ticks = cpu_ticks(child.id())? - before;
+    let ticks = cpu_ticks(child.id())? + cpu_ticks(server_pid(socket)?)? - before;
     let _ = Command::new(paddock).args(["ctl", "--socket", socket, "stop"]).status();
     let _ = child.wait();
     // Clock ticks are 1/100 s on Linux: 10 s is 1,000 ticks of one core.
     Ok((ticks as f64 / 10.0, ticks))
+}
+
+/// The server's pid, from its control socket's name (`<pid>.sock`): the window is a process
+/// of its own, and both count.
+fn server_pid(socket: &str) -> Result<u32> {
+    let stem = Path::new(socket).file_stem().and_then(|s| s.to_str()).context("socket name")?;
+    Ok(stem.parse()?)
 }
 
 /// utime + stime of a process, in clock ticks.

@@ -182,6 +182,7 @@ impl WindowApp {
             occluded: false,
             seen_tabs: false,
             config_path: None,
+            timing_from: std::env::var_os("PADDOCK_TIMINGS").map(|_| Instant::now()),
         }
     }
 }
@@ -230,6 +231,9 @@ struct WindowApp {
     /// The configuration file an attached window follows (the server's own window reloads
     /// through the server).
     config_path: Option<std::path::PathBuf>,
+    /// With `PADDOCK_TIMINGS` set: when the window started, until its first full frame (every
+    /// pane of its tab drawn) is told on stderr.
+    timing_from: Option<Instant>,
 }
 
 impl WindowApp {
@@ -336,11 +340,19 @@ impl WindowApp {
             now,
         };
         let frame = self.frames.build(self.panes.shown(), &cx);
+        let shown = self.panes.shown();
+        let full = shown
+            .mux()
+            .active_tab()
+            .is_some_and(|tab| tab.panes().into_iter().all(|pane| shown.term(pane).is_some()));
         if let Err(e) = surface.draw(&frame) {
             if let crate::render::RenderError::Surface(_) = e {
                 return self.fail(event_loop, e.into());
             }
             eprintln!("paddock: cannot draw: {e}");
+        } else if let Some(from) = self.timing_from.filter(|_| full) {
+            eprintln!("paddock: first full frame {:.1} ms after the window started", ms(from));
+            self.timing_from = None;
         }
         // A flash to end, a held picture to release or a glow to move: wake up for it, not
         // before. A window nobody can see waits for the next event instead.
@@ -587,4 +599,8 @@ impl ApplicationHandler<UserEvent> for WindowApp {
             _ => {}
         }
     }
+}
+
+fn ms(from: Instant) -> f64 {
+    from.elapsed().as_secs_f64() * 1000.0
 }

@@ -12,6 +12,7 @@ mod git_planted;
 mod home;
 mod lock_paths;
 mod locked_control;
+mod lost;
 mod panes;
 mod pulse;
 mod worktree;
