@@ -14,6 +14,7 @@ use crate::cli::{AttachArgs, RunArgs};
 /// `paddock`: a window on the running server (a new tab in it for `-e CMD`), or on one
 /// started now with these arguments. The server's control socket is printed first.
 pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
+    let display = paddock::app::window::open_display()?;
     let config_path = crate::config_path(args.config.as_deref());
     let (config, problems) = crate::load_config(args.config.is_some(), config_path.as_deref());
     let running = match &args.listen {
@@ -43,11 +44,12 @@ pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
         }
     };
     crate::print_stdout(&format!("{}\n", socket.display()))?;
-    paddock::app::window::run_attached(&attach_socket_of(&socket), config, config_path)
+    paddock::app::window::run_attached(display, &attach_socket_of(&socket), config, config_path)
 }
 
 /// `paddock attach`: a window on a running server.
 pub fn attach(args: &AttachArgs) -> anyhow::Result<u8> {
+    let display = paddock::app::window::open_display()?;
     let socket = match &args.socket {
         Some(socket) => socket.clone(),
         None => find_server()?.context(
@@ -61,7 +63,7 @@ pub fn attach(args: &AttachArgs) -> anyhow::Result<u8> {
             "paddock: the configuration has problems; this window uses the defaults:\n{problems}"
         );
     }
-    paddock::app::window::run_attached(&attach_socket_of(&socket), config, config_path)
+    paddock::app::window::run_attached(display, &attach_socket_of(&socket), config, config_path)
 }
 
 /// Open a tab running `command` in the server at `socket`.

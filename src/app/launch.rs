@@ -6,6 +6,7 @@
 //! scope) does not stop the agents.
 
 use std::ffi::OsString;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -93,9 +94,12 @@ fn spawn(args: &[OsString], log: &Path, scoped: bool) -> anyhow::Result<Child> {
     } else {
         Command::new(exe)
     };
+    // Never through a link: whoever could plant one would choose the file written to.
     let out = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(log)
         .with_context(|| format!("cannot open the server's log {}", log.display()))?;
     command.arg("server").args(args).stdin(Stdio::null()).stdout(out.try_clone()?).stderr(out);
@@ -132,12 +136,26 @@ fn wait_until_listening(child: &mut Child, socket: &Path) -> anyhow::Result<()> 
     }
 }
 
-/// `server.log` in paddock's state folder (made private if new).
+/// `server.log` in paddock's state folder, which must be this user's own (made private).
 fn server_log() -> anyhow::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let folder = crate::vault::state_folder().context("this system has no state folder")?;
-    std::fs::create_dir_all(&folder)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&folder)
         .with_context(|| format!("cannot make the state folder {}", folder.display()))?;
-    let _ = std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o700));
+    let meta = std::fs::symlink_metadata(&folder)?;
+    // SAFETY: getuid(2) cannot fail.
+    let own = unsafe { libc::getuid() };
+    if !meta.is_dir() || meta.uid() != own {
+        bail!(
+            "the state folder {} is not a folder of yours (uid {own}); not writing the server's \
+             log there",
+            folder.display()
+        );
+    }
+    let _ = std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700));
     Ok(folder.join("server.log"))
 }
 

@@ -136,6 +136,17 @@ fn greet(stream: &UnixStream) -> Result<(), WireError> {
 pub fn connect(path: &Path) -> Result<(UnixStream, u32), AttachError> {
     let stream = UnixStream::connect(path)
         .map_err(|source| AttachError::Connect { path: path.to_owned(), source })?;
+    // What a window sends (keys typed into panes) must reach a server of this user's, never
+    // one another user, or a lock, made at that path.
+    let impostor = |why: String| AttachError::Impostor { path: path.to_owned(), why };
+    let (uid, own) = (
+        super::peer::peer_uid(&stream).map_err(|e| impostor(e.to_string()))?,
+        super::paths::own_uid(),
+    );
+    if !super::peer::may_connect(uid, own) {
+        return Err(impostor(format!("it belongs to uid {uid}, not to you (uid {own})")));
+    }
+    super::peer::listener_not_inside_a_lock(&stream).map_err(impostor)?;
     stream.set_read_timeout(Some(HELLO_WAIT)).map_err(WireError::from)?;
     (&stream).write_all(&ToServer::Hello { version: VERSION }.encode()).map_err(WireError::from)?;
     let mut buf = Vec::new();
@@ -157,6 +168,8 @@ pub enum AttachError {
     Connect { path: PathBuf, source: std::io::Error },
     #[error("the paddock server refused this window: {0}")]
     Refused(String),
+    #[error("not attaching to {path}: {why}")]
+    Impostor { path: PathBuf, why: String },
     #[error(transparent)]
     Wire(#[from] WireError),
 }

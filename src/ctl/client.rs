@@ -33,6 +33,8 @@ impl Client {
         if !may_connect(uid, own) {
             return Err(CtlError::NotOurs { path: path.to_owned(), uid, own });
         }
+        super::peer::listener_not_inside_a_lock(&writer)
+            .map_err(|why| CtlError::Impostor { path: path.to_owned(), why })?;
         writer.set_read_timeout(Some(REPLY_TIMEOUT)).map_err(connect_error)?;
         writer.set_write_timeout(Some(REPLY_TIMEOUT)).map_err(connect_error)?;
         let reader = BufReader::new(writer.try_clone().map_err(connect_error)?);

@@ -54,6 +54,8 @@ pub enum CtlError {
         "the socket at {path} belongs to uid {uid}, not to you (uid {own}); not talking to it"
     )]
     NotOurs { path: PathBuf, uid: u32, own: u32 },
+    #[error("not talking to the socket at {path}: {why}")]
+    Impostor { path: PathBuf, why: String },
     #[error("cannot send this request: {0}")]
     Encode(String),
     #[error("cannot listen on {path}: {source}")]

@@ -145,6 +145,43 @@ pub(super) fn peer_outside_our_namespaces(_stream: &UnixStream) -> Result<(), St
     Ok(())
 }
 
+/// A client's check of the socket it reached: the process listening there must not run in a
+/// namespace nested in ours (a lock, which could have made the socket where a lock folder
+/// reaches the socket folder, to pose as the server and read what is typed). A server outside
+/// our namespaces (we are the locked pane, at its endpoint) is not visible to us, and fine.
+#[cfg(target_os = "linux")]
+pub(super) fn listener_not_inside_a_lock(stream: &UnixStream) -> Result<(), String> {
+    let pid = match peer_cred(stream) {
+        Ok(cred) if cred.pid > 0 => cred.pid,
+        // Not in our PID namespace, so in an outer one: the server of the lock we run in.
+        Ok(_) => return Ok(()),
+        Err(e) => return Err(format!("cannot tell who listens there: {e}")),
+    };
+    let unreadable = |e: std::io::Error| format!("cannot tell where its server runs: {e}");
+    let depth = |status: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("NSpid:"))
+            .map(|ids| ids.split_whitespace().count())
+    };
+    let ours = std::fs::read_to_string("/proc/self/status").map_err(unreadable)?;
+    let theirs = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(unreadable)?;
+    let our_map = std::fs::read_to_string("/proc/self/uid_map").map_err(unreadable)?;
+    let their_map = std::fs::read_to_string(format!("/proc/{pid}/uid_map")).map_err(unreadable)?;
+    if depth(&theirs) > depth(&ours) || their_map != our_map {
+        return Err(format!(
+            "the process listening there (pid {pid}) runs inside a lock or another namespace: \
+             it is not a paddock server of yours, and nothing is sent to it"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn listener_not_inside_a_lock(_stream: &UnixStream) -> Result<(), String> {
+    Ok(())
+}
+
 /// Whether a peer may talk to this instance: only its own user (root included: root's
 /// processes have other ways in, but paddock does not offer it one).
 pub(super) fn may_connect(peer: u32, own: u32) -> bool {

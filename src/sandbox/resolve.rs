@@ -89,6 +89,11 @@ pub enum ResolveError {
          pane: a lock never lets one through (a locked pane talks to its own endpoint)"
     )]
     ControlSocketListed(PathBuf),
+    #[error(
+        "{0} is paddock's control folder, or lies in it: a locked program could put a socket \
+         there and pose as paddock to your windows; a lock never shows it"
+    )]
+    ControlFolderListed(PathBuf),
     #[error("the socket {0} the lock lets through does not exist")]
     MissingSocket(PathBuf),
     #[error(
@@ -119,6 +124,14 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
             unmoved(path)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // The folder of paddock's sockets, or a folder in it: a lock could put a socket of its own
+    // there and pose as the server to the user's windows and `paddock ctl`.
+    let control = policy.control_folder.as_deref();
+    if let Some(control) = control.map(|f| f.canonicalize().unwrap_or_else(|_| f.to_owned())) {
+        if let Some(path) = write.iter().chain(&read).find(|path| path.starts_with(&control)) {
+            return Err(ResolveError::ControlFolderListed(path.clone()));
+        }
+    }
     for socket in &policy.control_sockets {
         let place = socket.canonicalize().unwrap_or_else(|_| where_it_lies(socket));
         if let Some(folder) = write.iter().chain(&read).find(|f| place.starts_with(f)) {
@@ -435,6 +448,30 @@ mod tests {
         policy.protect.push(app.join(".env"));
         let refused = Err(ResolveError::Unprotectable(app.join(".env"), Unprotected::Missing));
         assert_eq!(resolve(&policy, None), refused);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_control_folder_and_what_is_in_it_are_never_lock_folders() {
+        let dir = scratch("control").canonicalize().expect("canonical");
+        let control = dir.join("app");
+        let policy = |write: Vec<PathBuf>, read: Vec<PathBuf>| Policy {
+            write,
+            read,
+            control_folder: Some(control.clone()),
+            ..Policy::default()
+        };
+        let inside = control.join(".git");
+        for refused in [policy(vec![control.clone()], vec![]), policy(vec![], vec![inside.clone()])]
+        {
+            let listed = refused.write.first().or(refused.read.first()).cloned();
+            assert_eq!(
+                resolve(&refused, None).err(),
+                listed.map(ResolveError::ControlFolderListed)
+            );
+        }
+        // A folder holding it is a lock folder; the view covers the control folder.
+        assert!(resolve(&policy(vec![dir.clone()], vec![]), None).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -117,8 +117,11 @@ fn a_killed_window_leaves_its_programs_running_and_attach_shows_them_with_their_
     let ls = run(Command::new(PADDOCK).args(["ls", "--socket", &app.socket]));
     assert!(ls.contains(&format!("1 window attached (pid {})", window.id())), "{ls}");
     let shot = shots("attach-kill.png");
-    let bottom = picture(&x, &id, &shot);
-    assert!(distinct_colors(&bottom) >= 3, "the attached window is blank: {}", shot.display());
+    let mut bottom = picture(&x, &id, &shot);
+    wait_for("the attached window to draw", || {
+        bottom = picture(&x, &id, &shot);
+        distinct_colors(&bottom) >= 3
+    });
     // Back to the oldest line the window holds, then again once the server has sent older
     // ones: each shows other lines.
     run(x.command("xdotool").args(["windowfocus", "--sync", &id]));
@@ -160,8 +163,7 @@ fn a_display_that_dies_is_a_detach() {
     let y = Xvfb::start();
     let (window, id) = attach(&y, &app);
     let shot = shots("attach-xvfb.png");
-    let image = picture(&y, &id, &shot);
-    assert!(distinct_colors(&image) >= 3, "the attached window is blank: {}", shot.display());
+    wait_for("the attached window to draw", || distinct_colors(&picture(&y, &id, &shot)) >= 3);
     type_line(&y, &id, "echo on-a-new-display");
     wait_for("typing on the new display", || {
         app.ctl(&["capture", "--pane", "1"]).contains("\non-a-new-display\n")

@@ -225,6 +225,8 @@ impl Window {
 
 fn private_dir(path: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(path)?;
+    // paddock refuses a socket folder other users could enter.
+    #[cfg(unix)]
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
     Ok(path.to_owned())
 }

@@ -95,7 +95,13 @@ pub fn exposed_control_sockets(socket: &Path) -> Vec<PathBuf> {
 /// let a socket through from (`Policy::control_folder`). None where there is no control socket.
 pub fn control_folder() -> Option<PathBuf> {
     #[cfg(unix)]
-    return Some(crate::ctl::socket_dir());
+    {
+        let folder = crate::ctl::socket_dir();
+        // Made now if no instance made it yet: a lock hides the folder by covering it, and one
+        // that is not there yet could be made by the locked program, sockets and all.
+        let _ = crate::ctl::prepare_socket_dir(&folder);
+        Some(folder)
+    }
     #[cfg(not(unix))]
     return None;
 }

@@ -98,15 +98,32 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     Ok(code)
 }
 
-/// Run a window attached to the paddock server whose attach socket is `socket`, until it
-/// is closed, detaches or the server stops. Returns the exit code.
+/// The display a window opens on, opened before anything else is started for it (a server
+/// started for a window that cannot open would run on for no one).
+pub struct Display {
+    event_loop: EventLoop<UserEvent>,
+    pending: Arc<AtomicBool>,
+    wake: Wake,
+    signals: SignalListener,
+}
+
+/// Connect to the display (X11 or Wayland).
+pub fn open_display() -> anyhow::Result<Display> {
+    // Before any other thread exists: see `signals`.
+    let signals = SignalListener::start().context("cannot set up signal handling")?;
+    let (event_loop, pending, wake) = event_loop()?;
+    Ok(Display { event_loop, pending, wake, signals })
+}
+
+/// Run a window on `display` attached to the paddock server whose attach socket is `socket`,
+/// until it is closed, detaches or the server stops. Returns the exit code.
 pub fn run_attached(
+    display: Display,
     socket: &std::path::Path,
     config: Config,
     config_path: Option<std::path::PathBuf>,
 ) -> anyhow::Result<u8> {
-    let signals = SignalListener::start().context("cannot set up signal handling")?;
-    let (event_loop, pending, wake) = event_loop()?;
+    let Display { event_loop, pending, wake, signals } = display;
     let proxy = event_loop.create_proxy();
     let tell = {
         let proxy = proxy.clone();

@@ -32,7 +32,7 @@ pub enum SnapshotError {
     Truncated,
     #[error("the snapshot's format is version {0}; this paddock reads version {VERSION}")]
     Version(u8),
-    #[error("the snapshot holds bad {0}")]
+    #[error("the snapshot is not valid (at {0})")]
     Invalid(&'static str),
     #[error("the snapshot has bytes after its end")]
     Trailing,

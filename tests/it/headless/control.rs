@@ -321,7 +321,8 @@ fn bad_arguments_get_clear_messages() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(text(&out.stderr).contains(message), "{args:?}: {}", text(&out.stderr));
     }
-    // Without a display the window cannot open: a message that points at --headless.
+    // Without a display the window cannot open: a message that points at the server, and no
+    // server started for a window that never came.
     let windowed = runtime
         .paddock(&[])
         .env_remove("DISPLAY")
@@ -329,7 +330,9 @@ fn bad_arguments_get_clear_messages() {
         .output()
         .expect("run");
     assert_eq!(windowed.status.code(), Some(1), "{}", text(&windowed.stderr));
-    assert!(text(&windowed.stderr).contains("--headless"), "{}", text(&windowed.stderr));
+    assert!(text(&windowed.stderr).contains("paddock server"), "{}", text(&windowed.stderr));
+    let sockets = std::fs::read_dir(runtime.dir.join("paddock")).into_iter().flatten().count();
+    assert_eq!(sockets, 0, "a server was started for no window");
     let missing = runtime.paddock(&["--headless", "-e", "/no/such/program"]).output().expect("run");
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing.stderr).contains("/no/such/program"), "{}", text(&missing.stderr));

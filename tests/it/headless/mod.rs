@@ -10,6 +10,7 @@ mod control;
 mod egress;
 mod git_planted;
 mod home;
+mod impostor;
 mod lock_paths;
 mod locked_control;
 mod lost;

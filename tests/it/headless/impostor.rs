@@ -1,0 +1,86 @@
+//! A lock cannot pose as the paddock server: it never reaches the control folder to make a
+//! socket there (the folder is made before any lock, so a lock's view always covers it, and a
+//! lock may not be given it), and a client refuses a socket served from inside a lock
+//! wherever it lies, before anything typed is sent.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use super::{text, Runtime};
+
+#[test]
+fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
+    let runtime = Runtime::new();
+    let dir = runtime.dir.display().to_string();
+    let control = runtime.dir.join("paddock");
+    assert!(!control.exists(), "no instance has made the control folder yet");
+    // paddock's own files are there to be guarded (a lock refuses a folder where they could
+    // be made).
+    std::fs::create_dir_all(runtime.dir.join("config/paddock")).expect("config");
+    std::fs::write(runtime.dir.join("config/paddock/config.ron"), "()").expect("config");
+    for own in ["state/paddock", "data/paddock"] {
+        std::fs::create_dir_all(runtime.dir.join(own)).expect("folder");
+    }
+    // A lock given the runtime folder before any instance ran: what it makes where the control
+    // folder would be stays in its own view.
+    let plant = "import os, socket, sys, time\n\
+        d = os.path.join(sys.argv[1], 'paddock')\n\
+        try:\n\
+        \x20   os.makedirs(d, exist_ok=True)\n\
+        \x20   for name in ('55555.sock', '55555.attach'):\n\
+        \x20       s = socket.socket(socket.AF_UNIX)\n\
+        \x20       s.bind(os.path.join(d, name))\n\
+        \x20       s.listen()\n\
+        \x20   print('planted', flush=True)\n\
+        except OSError as e:\n\
+        \x20   print('refused', e, flush=True)\n\
+        time.sleep(3)\n";
+    let mut lock = runtime
+        .paddock(&["sandbox", "run", "--write", &dir, "--", "python3", "-c", plant, &dir])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("sandbox run");
+    let mut said = String::new();
+    BufReader::new(lock.stdout.take().expect("stdout")).read_line(&mut said).expect("read");
+    assert!(said.starts_with("planted") || said.starts_with("refused"), "{said}");
+    assert!(!control.join("55555.sock").exists(), "the lock's socket reached the real folder");
+    assert!(!control.join("55555.attach").exists());
+    let ls = runtime.paddock(&["ls"]).output().expect("ls");
+    assert!(!text(&ls.stdout).contains("55555"), "{}", text(&ls.stdout));
+    let _ = lock.wait();
+
+    // The control folder itself is never a lock folder.
+    let folder = control.display().to_string();
+    let out = runtime.paddock(&["sandbox", "run", "--write", &folder, "--", "true"]).output();
+    let out = out.expect("sandbox run");
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("control folder"), "{}", text(&out.stderr));
+
+    // Wherever a socket lies, one served from inside a lock (here: other user and PID
+    // namespaces) is refused by `paddock ctl` and by a window, before a word is sent.
+    let fake = runtime.dir.join("fake.sock");
+    let serve = "import socket, sys, time\n\
+        s = socket.socket(socket.AF_UNIX)\n\
+        s.bind(sys.argv[1])\n\
+        s.listen(8)\n\
+        print('up', flush=True)\n\
+        time.sleep(10)\n";
+    let mut server = Command::new("unshare")
+        .args(["--user", "--pid", "--fork", "python3", "-c", serve])
+        .arg(&fake)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("unshare");
+    let mut up = String::new();
+    BufReader::new(server.stdout.take().expect("stdout")).read_line(&mut up).expect("read");
+    assert_eq!(up.trim(), "up");
+    let out = runtime.paddock(&["ls", "--socket", &fake.display().to_string()]).output();
+    let out = out.expect("ls");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("runs inside a lock"), "{}", text(&out.stderr));
+    let attached = paddock::ctl::attach::connect(&fake);
+    let why = attached.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(why.contains("runs inside a lock"), "{why}");
+    let _ = server.kill();
+    let _ = server.wait();
+}
