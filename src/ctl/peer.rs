@@ -59,7 +59,23 @@ pub(super) fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
 /// kernels give only the pid of SO_PEERCRED, which is weaker.
 #[cfg(target_os = "linux")]
 pub(super) fn peer_outside_our_namespaces(stream: &UnixStream) -> Result<(), String> {
-    use std::os::fd::{FromRawFd, OwnedFd};
+    let Some(pidfd) = peer_pidfd(stream) else {
+        return same_namespaces(peer_pid(stream)?);
+    };
+    let pid =
+        pidfd_pid(&pidfd)?.filter(|pid| *pid > 0).ok_or("the client ended before it was seen")?;
+    same_namespaces(pid)?;
+    // Still alive, so `pid` named it when its namespaces were read.
+    if !pidfd_alive(&pidfd) {
+        return Err("the client ended before it was seen".into());
+    }
+    Ok(())
+}
+
+/// The peer's pidfd, where the kernel gives one (SO_PEERPIDFD, Linux 6.5).
+#[cfg(target_os = "linux")]
+fn peer_pidfd(stream: &UnixStream) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
     const SO_PEERPIDFD: libc::c_int = 77;
     let mut pidfd: libc::c_int = -1;
     let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
@@ -73,29 +89,33 @@ pub(super) fn peer_outside_our_namespaces(stream: &UnixStream) -> Result<(), Str
             &mut len,
         )
     };
-    if rc != 0 || pidfd < 0 {
-        return same_namespaces(peer_pid(stream)?);
-    }
     // SAFETY: a new descriptor, ours alone.
-    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    (rc == 0 && pidfd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(pidfd) })
+}
+
+/// The pid a pidfd names, seen from here: `Some(0)` for a process outside our PID namespace,
+/// `None` for one that has ended.
+#[cfg(target_os = "linux")]
+fn pidfd_pid(pidfd: &std::os::fd::OwnedFd) -> Result<Option<i32>, String> {
     let fdinfo = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd()))
-        .map_err(|e| format!("cannot tell who is connecting: {e}"))?;
+        .map_err(|e| format!("cannot tell who is at the other end: {e}"))?;
     let pid = fdinfo
         .lines()
         .find_map(|line| line.strip_prefix("Pid:"))
         .and_then(|pid| pid.trim().parse::<i32>().ok())
-        .filter(|pid| *pid > 0)
-        .ok_or("the client ended before it was seen")?;
-    same_namespaces(pid)?;
-    // Still alive, so `pid` named it when its namespaces were read.
+        .ok_or("cannot tell who is at the other end")?;
+    Ok((pid >= 0).then_some(pid))
+}
+
+/// Whether the process a pidfd names has not ended. (A process in a namespace that is not
+/// ours or beneath it cannot be signalled at all, which says nothing of its end: alive.)
+#[cfg(target_os = "linux")]
+fn pidfd_alive(pidfd: &std::os::fd::OwnedFd) -> bool {
     // SAFETY: pidfd_send_signal(2) with signal 0 only checks.
-    let alive = unsafe {
+    let rc = unsafe {
         libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), 0, std::ptr::null::<u8>(), 0)
     };
-    if alive != 0 {
-        return Err("the client ended before it was seen".into());
-    }
-    Ok(())
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 #[cfg(target_os = "linux")]
@@ -145,18 +165,31 @@ pub(super) fn peer_outside_our_namespaces(_stream: &UnixStream) -> Result<(), St
     Ok(())
 }
 
-/// A client's check of the socket it reached: the process listening there must not run in a
-/// namespace nested in ours (a lock, which could have made the socket where a lock folder
-/// reaches the socket folder, to pose as the server and read what is typed). A server outside
-/// our namespaces (we are the locked pane, at its endpoint) is not visible to us, and fine.
+/// A client's check of the socket it reached: the process listening there must be alive and
+/// not run in a namespace nested in ours (a lock, which could have made the socket where a lock
+/// folder reaches the socket folder, to pose as the server and read what is typed). A server
+/// outside our namespaces (we are the locked pane, at its endpoint) is not visible to us, and
+/// fine. The listener is held by a pidfd where the kernel gives one, so a pid reused by another
+/// process of ours cannot stand in for a lock's listener that has ended; older kernels give
+/// only a pid, which is weaker.
 #[cfg(target_os = "linux")]
 pub(super) fn listener_not_inside_a_lock(stream: &UnixStream) -> Result<(), String> {
-    let pid = match peer_cred(stream) {
-        Ok(cred) if cred.pid > 0 => cred.pid,
-        // Not in our PID namespace, so in an outer one: the server of the lock we run in.
-        Ok(_) => return Ok(()),
-        Err(e) => return Err(format!("cannot tell who listens there: {e}")),
+    let ended = "the process that made this socket has ended: it is no paddock server (its \
+                 socket was kept by another process), and nothing is sent to it";
+    let (pid, pidfd) = match peer_pidfd(stream) {
+        Some(pidfd) => match pidfd_pid(&pidfd)? {
+            None => return Err(ended.into()),
+            Some(pid) => (pid, Some(pidfd)),
+        },
+        None => match peer_cred(stream) {
+            Ok(cred) => (cred.pid, None),
+            Err(e) => return Err(format!("cannot tell who listens there: {e}")),
+        },
     };
+    // Not in our PID namespace, so in an outer one: the server of the lock we run in.
+    if pid == 0 {
+        return Ok(());
+    }
     let unreadable = |e: std::io::Error| format!("cannot tell where its server runs: {e}");
     let depth = |status: &str| {
         status
@@ -168,11 +201,19 @@ pub(super) fn listener_not_inside_a_lock(stream: &UnixStream) -> Result<(), Stri
     let theirs = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(unreadable)?;
     let our_map = std::fs::read_to_string("/proc/self/uid_map").map_err(unreadable)?;
     let their_map = std::fs::read_to_string(format!("/proc/{pid}/uid_map")).map_err(unreadable)?;
-    if depth(&theirs) > depth(&ours) || their_map != our_map {
+    // Nested in ours: a deeper PID namespace, or a user namespace of its own at our depth. (A
+    // client that is itself in a deeper namespace leaves the judging to the server, which
+    // refuses it.)
+    let (theirs, ours) = (depth(&theirs), depth(&ours));
+    if theirs > ours || (theirs == ours && their_map != our_map) {
         return Err(format!(
             "the process listening there (pid {pid}) runs inside a lock or another namespace: \
              it is not a paddock server of yours, and nothing is sent to it"
         ));
+    }
+    // Still alive: `pid` named the listener itself when its namespaces were read.
+    if pidfd.is_some_and(|pidfd| !pidfd_alive(&pidfd)) {
+        return Err(ended.into());
     }
     Ok(())
 }

@@ -83,4 +83,33 @@ fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
     assert!(why.contains("runs inside a lock"), "{why}");
     let _ = server.kill();
     let _ = server.wait();
+
+    // A socket kept by another process after the one that made it ended (a lock's way to
+    // have its listener's pid reused by a process of yours) is no server either.
+    let kept = runtime.dir.join("kept.sock");
+    let keep = "import os, socket, sys, time\n\
+        s = socket.socket(socket.AF_UNIX)\n\
+        s.bind(sys.argv[1])\n\
+        pid = os.fork()\n\
+        if pid == 0:\n\
+        \x20   s.listen(8)\n\
+        \x20   os._exit(0)\n\
+        os.waitpid(pid, 0)\n\
+        print('kept', flush=True)\n\
+        time.sleep(10)\n";
+    let mut keeper = Command::new("python3")
+        .args(["-c", keep])
+        .arg(&kept)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    BufReader::new(keeper.stdout.take().expect("stdout")).read_line(&mut line).expect("read");
+    assert_eq!(line.trim(), "kept");
+    let why = paddock::ctl::attach::connect(&kept).err().map(|e| e.to_string()).unwrap_or_default();
+    // "has ended" where the kernel names the listener by a pidfd (Linux 6.5); before, its pid
+    // is gone from /proc (until reused, which the pidfd rules out).
+    assert!(why.contains("has ended") || why.contains("cannot tell where"), "{why}");
+    let _ = keeper.kill();
+    let _ = keeper.wait();
 }
