@@ -75,6 +75,11 @@ fn event_loop() -> anyhow::Result<(EventLoop<UserEvent>, Arc<AtomicBool>, Wake)>
 }
 
 type Wake = Arc<dyn Fn() + Send + Sync>;
+type Reattach = Box<dyn Fn() -> anyhow::Result<Remote>>;
+
+/// At most this many fresh attaches in `REATTACH_WINDOW` before the window gives up.
+const REATTACHES: usize = 30;
+const REATTACH_WINDOW: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Run with a window that owns the panes (`--single-process`) until it is closed or the
 /// instance is stopped. Returns the exit code.
@@ -125,13 +130,19 @@ pub fn run_attached(
 ) -> anyhow::Result<u8> {
     let Display { event_loop, pending, wake, signals } = display;
     let proxy = event_loop.create_proxy();
-    let tell = {
-        let proxy = proxy.clone();
-        move |event| {
-            let _ = proxy.send_event(UserEvent::Remote(event));
-        }
+    // Attaching, and attaching again when the server ended this window but runs on (it fell
+    // behind a flood of output, or a replica could not follow): fresh snapshots.
+    let attach: Reattach = {
+        let (socket, proxy) = (socket.to_owned(), proxy.clone());
+        Box::new(move || {
+            let proxy = proxy.clone();
+            let tell = move |event| {
+                let _ = proxy.send_event(UserEvent::Remote(event));
+            };
+            Remote::attach(&socket, tell, wake.clone())
+        })
     };
-    let remote = Remote::attach(socket, tell, wake)?;
+    let remote = attach()?;
     forward(signals.receiver().clone(), proxy.clone(), UserEvent::Signal);
     // The window's look and keys follow the file, as the server's threads do.
     let watching = config_path.as_deref().and_then(|path| match watch(path) {
@@ -149,6 +160,7 @@ pub fn run_attached(
     });
     let mut app = WindowApp::new(&event_loop, Panes::Remote(remote), config, pending);
     app.config_path = config_path;
+    app.reattach = Some(attach);
     let code = drive(event_loop, app);
     drop(watching);
     code
@@ -200,6 +212,8 @@ impl WindowApp {
             seen_tabs: false,
             config_path: None,
             timing_from: std::env::var_os("PADDOCK_TIMINGS").map(|_| Instant::now()),
+            reattach: None,
+            reattached: Vec::new(),
         }
     }
 }
@@ -251,6 +265,9 @@ struct WindowApp {
     /// With `PADDOCK_TIMINGS` set: when the window started, until its first full frame (every
     /// pane of its tab drawn) is told on stderr.
     timing_from: Option<Instant>,
+    /// How an attached window attaches again, and when it last did.
+    reattach: Option<Reattach>,
+    reattached: Vec<Instant>,
 }
 
 impl WindowApp {
@@ -379,6 +396,25 @@ impl WindowApp {
         }
     }
 
+    /// The server ended this window but runs on: attach again, from fresh snapshots, unless
+    /// that keeps happening.
+    fn attach_again(&mut self) -> bool {
+        let now = Instant::now();
+        self.reattached.retain(|at| now.duration_since(*at) < REATTACH_WINDOW);
+        let Some(attach) = self.reattach.as_ref().filter(|_| self.reattached.len() < REATTACHES)
+        else {
+            return false;
+        };
+        let Ok(remote) = attach() else { return false };
+        self.reattached.push(now);
+        self.panes = Panes::Remote(remote);
+        self.panes.set_header_rows(1);
+        if let Some(surface) = &self.surface {
+            self.panes.set_area(surface.grid());
+        }
+        true
+    }
+
     /// Take what the server sent; close when it stopped, or when its last pane is gone.
     fn take_from_server(&mut self, event_loop: &ActiveEventLoop, event: RemoteEvent) {
         let Some(remote) = self.panes.remote() else { return };
@@ -390,6 +426,9 @@ impl WindowApp {
                 return self.stop(event_loop, 0);
             }
             Err(Some(why)) => {
+                if self.attach_again() {
+                    return self.redraw();
+                }
                 eprintln!("paddock: {why}");
                 return self.stop(event_loop, 1);
             }
