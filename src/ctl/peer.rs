@@ -126,6 +126,25 @@ fn peer_pid(stream: &UnixStream) -> Result<i32, String> {
     }
 }
 
+/// Where a process (`self`, or a pid) runs: the depth of its PID namespace (the `NSpid` line of
+/// its status) and its user namespace's uid map.
+#[cfg(target_os = "linux")]
+struct Namespaces {
+    depth: Option<usize>,
+    uid_map: String,
+}
+
+#[cfg(target_os = "linux")]
+fn namespaces_of(process: &str) -> std::io::Result<Namespaces> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status"))?;
+    let depth = status
+        .lines()
+        .find_map(|l| l.strip_prefix("NSpid:"))
+        .map(|ids| ids.split_whitespace().count());
+    let uid_map = std::fs::read_to_string(format!("/proc/{process}/uid_map"))?;
+    Ok(Namespaces { depth, uid_map })
+}
+
 /// Whether process `pid` shares this process's user and PID namespaces, read from files anyone
 /// may read (a namespace link needs ptrace rights over the peer, which an undumpable peer, a
 /// lock's init answering for its program, does not grant): its PID namespace depth (the
@@ -134,19 +153,11 @@ fn peer_pid(stream: &UnixStream) -> Result<i32, String> {
 fn same_namespaces(pid: i32) -> Result<(), String> {
     let unreadable =
         |e: std::io::Error| format!("cannot tell which namespaces the client runs in: {e}");
-    let depth = |status: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("NSpid:"))
-            .map(|ids| ids.split_whitespace().count())
-    };
-    let ours = std::fs::read_to_string("/proc/self/status").map_err(unreadable)?;
-    let theirs = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(unreadable)?;
-    let our_map = std::fs::read_to_string("/proc/self/uid_map").map_err(unreadable)?;
-    let their_map = std::fs::read_to_string(format!("/proc/{pid}/uid_map")).map_err(unreadable)?;
-    let other = if depth(&ours) != depth(&theirs) {
+    let ours = namespaces_of("self").map_err(unreadable)?;
+    let theirs = namespaces_of(&pid.to_string()).map_err(unreadable)?;
+    let other = if ours.depth != theirs.depth {
         Some("PID")
-    } else if our_map != their_map {
+    } else if ours.uid_map != theirs.uid_map {
         Some("user")
     } else {
         None
@@ -191,21 +202,13 @@ pub(super) fn listener_not_inside_a_lock(stream: &UnixStream) -> Result<(), Stri
         return Ok(());
     }
     let unreadable = |e: std::io::Error| format!("cannot tell where its server runs: {e}");
-    let depth = |status: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("NSpid:"))
-            .map(|ids| ids.split_whitespace().count())
-    };
-    let ours = std::fs::read_to_string("/proc/self/status").map_err(unreadable)?;
-    let theirs = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(unreadable)?;
-    let our_map = std::fs::read_to_string("/proc/self/uid_map").map_err(unreadable)?;
-    let their_map = std::fs::read_to_string(format!("/proc/{pid}/uid_map")).map_err(unreadable)?;
+    let ours = namespaces_of("self").map_err(unreadable)?;
+    let theirs = namespaces_of(&pid.to_string()).map_err(unreadable)?;
     // Nested in ours: a deeper PID namespace, or a user namespace of its own at our depth. (A
     // client that is itself in a deeper namespace leaves the judging to the server, which
     // refuses it.)
-    let (theirs, ours) = (depth(&theirs), depth(&ours));
-    if theirs > ours || (theirs == ours && their_map != our_map) {
+    let nested = theirs.depth > ours.depth;
+    if nested || (theirs.depth == ours.depth && theirs.uid_map != ours.uid_map) {
         return Err(format!(
             "the process listening there (pid {pid}) runs inside a lock or another namespace: \
              it is not a paddock server of yours, and nothing is sent to it"

@@ -22,21 +22,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::panes_bench::{build_log, median, release_paddock, write_file};
+use crate::window_bench::{on_display, timed, Xvfb};
 
 const SIZE: usize = 64 << 20;
 const RUNS: usize = 3;
 const ATTACHES: usize = 5;
 const PANES: usize = 8;
 const DISPLAY: &str = ":172";
-
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 pub fn run(root: &Path) -> Result<()> {
     let paddock = release_paddock(root)?;
@@ -52,15 +44,7 @@ pub fn run(root: &Path) -> Result<()> {
     std::fs::create_dir_all(&data)?;
     let plain = data.join("plain-64m.txt");
     write_file(&plain, &build_log(SIZE))?;
-    let _xvfb = Xvfb(
-        Command::new("Xvfb")
-            .args([DISPLAY, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("cannot start Xvfb (apt-get install xvfb)")?,
-    );
-    std::thread::sleep(Duration::from_secs(1));
+    let _xvfb = Xvfb::start(DISPLAY)?;
 
     println!(
         "\n### 64 MiB of text through a window under Xvfb, llvmpipe (median of {RUNS}, wall s)\n"
@@ -232,19 +216,7 @@ fn private_dir(path: &Path) -> Result<PathBuf> {
 }
 
 fn x(program: &Path) -> Command {
-    let mut command = Command::new(program);
-    command.env("DISPLAY", DISPLAY).env_remove("WAYLAND_DISPLAY");
-    command.stdout(Stdio::null()).stderr(Stdio::null());
-    command
-}
-
-fn timed(command: &mut Command) -> Result<f64> {
-    let start = Instant::now();
-    let status = command.status().with_context(|| format!("cannot run {command:?}"))?;
-    if !status.success() {
-        bail!("{command:?} failed: {status}");
-    }
-    Ok(start.elapsed().as_secs_f64())
+    on_display(program, DISPLAY)
 }
 
 /// A process's resident memory, in KiB.

@@ -26,7 +26,21 @@ const SIZE: usize = 16 << 20;
 const RUNS: usize = 3;
 const DISPLAY: &str = ":171";
 
-struct Xvfb(Child);
+/// An X server on `DISPLAY`, stopped on drop.
+pub(crate) struct Xvfb(Child);
+
+impl Xvfb {
+    pub(crate) fn start(display: &str) -> Result<Xvfb> {
+        let child = Command::new("Xvfb")
+            .args([display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot start Xvfb (apt-get install xvfb)")?;
+        std::thread::sleep(Duration::from_secs(1));
+        Ok(Xvfb(child))
+    }
+}
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
@@ -50,15 +64,7 @@ pub fn run(root: &Path) -> Result<()> {
     write_file(&plain, &build_log(SIZE))?;
     let truecolor = data.join("truecolor-16m.txt");
     write_file(&truecolor, &truecolor_cells(SIZE))?;
-    let _xvfb = Xvfb(
-        Command::new("Xvfb")
-            .args([DISPLAY, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("cannot start Xvfb (apt-get install xvfb)")?,
-    );
-    std::thread::sleep(Duration::from_secs(1));
+    let _xvfb = Xvfb::start(DISPLAY)?;
     let runtime = data.join("runtime");
     std::fs::create_dir_all(&runtime)?;
 
@@ -141,8 +147,13 @@ fn glow_cpu(paddock: &Path, runtime: &Path, glow: bool) -> Result<(f64, u64)> {
 }
 
 fn x(program: &Path) -> Command {
+    on_display(program, DISPLAY)
+}
+
+/// `program` on the X display `display`, its output dropped.
+pub(crate) fn on_display(program: &Path, display: &str) -> Command {
     let mut command = Command::new(program);
-    command.env("DISPLAY", DISPLAY).env_remove("WAYLAND_DISPLAY");
+    command.env("DISPLAY", display).env_remove("WAYLAND_DISPLAY");
     command.stdout(Stdio::null()).stderr(Stdio::null());
     command
 }
@@ -151,7 +162,7 @@ fn path(file: &Path) -> Result<&str> {
     file.to_str().context("a UTF-8 path")
 }
 
-fn timed(command: &mut Command) -> Result<f64> {
+pub(crate) fn timed(command: &mut Command) -> Result<f64> {
     let start = Instant::now();
     let status = command.status().with_context(|| format!("cannot run {command:?}"))?;
     if !status.success() {
