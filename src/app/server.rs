@@ -346,11 +346,14 @@ impl Server {
         #[cfg(unix)]
         {
             use super::lost;
-            let records: Vec<lost::Record> =
-                self.lost.iter().filter_map(|p| lost::read(p)).collect();
-            // Told once: the next start is a first start again.
+            // Told once: the next start is a first start again. Only what reads as a record
+            // is removed; any other path given is left alone.
+            let mut records = Vec::new();
             for path in std::mem::take(&mut self.lost) {
-                let _ = std::fs::remove_file(path);
+                if let Some(record) = lost::read(&path) {
+                    let _ = std::fs::remove_file(&path);
+                    records.push(record);
+                }
             }
             if records.is_empty() {
                 return false;

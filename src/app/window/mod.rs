@@ -375,10 +375,12 @@ impl WindowApp {
         };
         let frame = self.frames.build(self.panes.shown(), &cx);
         let shown = self.panes.shown();
-        let full = shown
-            .mux()
-            .active_tab()
-            .is_some_and(|tab| tab.panes().into_iter().all(|pane| shown.term(pane).is_some()));
+        // Only while timing: it locks each shown pane's model once more.
+        let full = self.timing_from.is_some()
+            && shown
+                .mux()
+                .active_tab()
+                .is_some_and(|tab| tab.panes().into_iter().all(|pane| shown.term(pane).is_some()));
         if let Err(e) = surface.draw(&frame) {
             if let crate::render::RenderError::Surface(_) = e {
                 return self.fail(event_loop, e.into());
