@@ -119,6 +119,14 @@ fn runs(record: &Record, boot: Option<&str>) -> bool {
     exists || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// Whether `path` lies in the folder records are kept in (the only place `--lost` takes one
+/// from, and removes it).
+pub fn is_kept_record(path: &Path) -> bool {
+    let canonical = |p: &Path| p.canonicalize().ok();
+    let parent = path.parent().and_then(canonical);
+    parent.is_some() && parent == folder().as_deref().and_then(canonical)
+}
+
 /// A record, if it reads as one.
 pub fn read(path: &Path) -> Option<Record> {
     let bytes = std::fs::read(path).ok()?;

@@ -346,11 +346,11 @@ impl Server {
         #[cfg(unix)]
         {
             use super::lost;
-            // Told once: the next start is a first start again. Only what reads as a record
-            // is removed; any other path given is left alone.
+            // Told once: the next start is a first start again. Only a record in the records'
+            // folder is taken and removed; any other path given is left alone.
             let mut records = Vec::new();
             for path in std::mem::take(&mut self.lost) {
-                if let Some(record) = lost::read(&path) {
+                if let Some(record) = lost::read(&path).filter(|_| lost::is_kept_record(&path)) {
                     let _ = std::fs::remove_file(&path);
                     records.push(record);
                 }

@@ -32,14 +32,23 @@ fn a_server_that_died_is_named_by_the_next_start_and_its_threads_wait_for_the_us
     assert!(record.exists(), "a server that did not stop cleanly leaves its record");
 
     // `paddock` gives the server it starts the records of dead ones.
-    let second = runtime.start(&["--lost", record.to_str().expect("UTF-8")]);
+    // A record anywhere else is not taken, and not removed.
+    let elsewhere = runtime.dir.join("elsewhere.json");
+    std::fs::copy(&record, &elsewhere).expect("copy");
+    let second = runtime.start(&[
+        "--lost",
+        record.to_str().expect("UTF-8"),
+        "--lost",
+        elsewhere.to_str().expect("UTF-8"),
+    ]);
+    assert!(elsewhere.exists(), "a path outside the records' folder is left alone");
     let ls = second.ls();
     let panes = ls["instances"][0]["panes"].as_array().expect("panes").clone();
     assert_eq!(panes.len(), 1, "only the notice, no agent: {ls}");
     assert_eq!(panes[0]["tab"], "lost", "{ls}");
     assert_eq!(panes[0]["status"], "no_program", "{ls}");
     let notice = second.capture("1").replace('\n', " ");
-    assert!(notice.contains("Server"), "{notice}");
+    assert_eq!(notice.matches("Server ").count(), 1, "one record taken: {notice}");
     assert!(
         notice.contains("pane 1 in tab agent (thread agent): sh -c echo agent-started"),
         "{notice}"
