@@ -4,12 +4,19 @@
 //! A pane's model has a follower (`PaneFeed`) that runs under the model's lock right after each
 //! chunk, so a window that is sent a pane's snapshot under that same lock and then added to the
 //! pane's list gets every later chunk exactly once, in order. Frames are encoded once per
-//! change and queued to each window's writer thread; a window whose queue is full (it stopped
-//! reading) is dropped rather than let hold the pane, and it attaches again from fresh
-//! snapshots. A window's reader thread hands its input to the main loop; a bad frame closes
-//! that window, never the server.
+//! change and queued to each window's writer thread.
+//!
+//! A window slower than a pane's output (a flood through a software renderer) is paced, never
+//! waited for: once a megabyte is queued for it, a pane's chunks are skipped for that window
+//! and the pane is marked behind; when its queue has drained, the window gets the pane's
+//! snapshot as it stands then (under the model's lock, so later chunks follow on from it), as
+//! tmux redraws a client that fell behind. The writer says when it drained, so a pane that has
+//! gone quiet is caught up at once. A window whose queue still fills (it stopped reading) is
+//! dropped rather than let hold the pane, and it attaches again from fresh snapshots. A
+//! window's reader thread hands its input to the main loop; a bad frame closes that window,
+//! never the server.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -35,6 +42,16 @@ const QUEUED_FRAMES: usize = 512;
 pub const SNAPSHOT_SCROLLBACK: usize = 1000;
 /// The most scrollback rows one request gets.
 const MOST_ROWS_ASKED: usize = 10_000;
+/// Bytes queued for one window past which a pane's chunks are skipped for it (see the top).
+const BEHIND_BYTES: usize = 1 << 20;
+/// Frames queued for one window past which a pane's chunks are skipped for it.
+const BEHIND_FRAMES: usize = QUEUED_FRAMES / 4;
+/// Bytes still queued for a window when it counts as caught up: its panes behind get snapshots.
+const CAUGHT_UP_BYTES: usize = 64 << 10;
+/// Frames still queued for a window when it counts as caught up.
+const CAUGHT_UP_FRAMES: usize = 8;
+/// How long a stopping server waits for its windows to be sent what is queued for them.
+const FAREWELL: Duration = Duration::from_secs(2);
 /// A window that takes no frame for this long is dropped.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -48,6 +65,8 @@ pub enum FromWindow {
     Scrollback { from: WindowHandle, pane: PaneId, before: u64, count: usize },
     /// What one of its key bindings asks.
     Act { from: WindowHandle, action: WindowAction },
+    /// Its queue drained while panes were behind for it: they are owed snapshots.
+    CaughtUp { from: WindowHandle },
 }
 
 /// One attached window, for the main loop to answer.
@@ -65,7 +84,8 @@ impl WindowHandle {
 struct Window {
     /// Its process, where the system tells it (for `paddock ls`).
     pid: Option<u32>,
-    frames: Sender<Arc<[u8]>>,
+    /// Frames for its writer, each with whether the window asked for it (`Rows`).
+    frames: Sender<(Arc<[u8]>, bool)>,
     /// It left, fell behind or sent a bad frame: nothing more is queued for it.
     gone: AtomicBool,
     /// Why the server ends it, said last (nothing when the window left).
@@ -74,17 +94,89 @@ struct Window {
     area: Mutex<Option<TermSize>>,
     /// Bytes queued for it and not yet written.
     queued_bytes: AtomicUsize,
+    /// The part of those in frames it asked for: rows it scrolled to do not mean it is slow.
+    asked_bytes: AtomicUsize,
+    /// Panes whose chunks it is skipped, until it is sent their snapshots.
+    behind: Mutex<BTreeSet<u32>>,
+    /// Its writer asked the main loop to catch it up, and that is not done yet.
+    catch_up_asked: AtomicBool,
+}
+
+/// What a pane's next chunk means for one window.
+enum Pace {
+    Send,
+    Skip,
+    /// It was behind and has drained: the pane's snapshot instead of the chunk.
+    CatchUp,
 }
 
 impl Window {
     fn send(&self, frame: &Arc<[u8]>) {
+        self.queue(frame, false);
+    }
+
+    fn queue(&self, frame: &Arc<[u8]>, asked: bool) {
         if self.gone.load(Ordering::Acquire) {
             return;
         }
         let queued = self.queued_bytes.fetch_add(frame.len(), Ordering::AcqRel) + frame.len();
-        if queued > QUEUED_BYTES || self.frames.try_send(frame.clone()).is_err() {
+        if asked {
+            self.asked_bytes.fetch_add(frame.len(), Ordering::AcqRel);
+        }
+        if queued > QUEUED_BYTES || self.frames.try_send((frame.clone(), asked)).is_err() {
             self.queued_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
+            if asked {
+                self.asked_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
+            }
             self.end(Some("this window fell behind the server's output; attach again".into()));
+        }
+    }
+
+    /// Whether `pane`'s chunk goes to it, is skipped, or gives way to the pane's snapshot.
+    fn pace(&self, pane: u32) -> Pace {
+        let mut behind = lock(&self.behind);
+        if behind.contains(&pane) {
+            if self.drained() {
+                behind.remove(&pane);
+                Pace::CatchUp
+            } else {
+                Pace::Skip
+            }
+        } else if self.unasked_bytes() > BEHIND_BYTES || self.frames.len() > BEHIND_FRAMES {
+            behind.insert(pane);
+            Pace::Skip
+        } else {
+            Pace::Send
+        }
+    }
+
+    fn drained(&self) -> bool {
+        self.unasked_bytes() <= CAUGHT_UP_BYTES && self.frames.len() <= CAUGHT_UP_FRAMES
+    }
+
+    /// Bytes queued for it that it did not ask for: how far behind the panes' output it is.
+    fn unasked_bytes(&self) -> usize {
+        let asked = self.asked_bytes.load(Ordering::Acquire);
+        self.queued_bytes.load(Ordering::Acquire).saturating_sub(asked)
+    }
+
+    /// Send `pane`'s snapshot: whatever it was behind on, it is not now.
+    fn send_pane(&self, pane: u32, frame: &Arc<[u8]>) {
+        lock(&self.behind).remove(&pane);
+        self.send(frame);
+    }
+
+    /// Send each pane it is behind on its snapshot (a pane closed meanwhile was told of).
+    fn send_behind<'a>(&self, model: &impl Fn(PaneId) -> Option<&'a Mutex<Terminal>>) {
+        let behind = lock(&self.behind).clone();
+        for pane in behind {
+            let Some(term) = model(PaneId(pane)) else { continue };
+            // Under the model's lock, as a chunk would be, so later chunks follow on from it;
+            // its chunk may have caught the window up first.
+            let term = lock(term);
+            if lock(&self.behind).contains(&pane) {
+                self.send_pane(pane, &pane_frame(pane, &term));
+            }
         }
     }
 
@@ -114,32 +206,35 @@ struct PaneFeed {
     subscribers: Subscribers,
 }
 
-impl PaneFeed {
-    fn send(&self, frame: impl FnOnce() -> Arc<[u8]>) {
-        let mut subscribers = lock(&self.subscribers);
-        subscribers.retain(|w| !w.gone.load(Ordering::Acquire));
-        if subscribers.is_empty() {
-            return;
-        }
-        let frame = frame();
-        for window in subscribers.iter() {
-            window.send(&frame);
-        }
-    }
-}
-
 impl Follower for PaneFeed {
     fn parsed(&mut self, bytes: &[u8], masked: bool, term: &Terminal) {
         let pane = self.pane;
-        self.send(|| {
-            let edits = term.replica_edits().encode();
-            ToWindow::Chunk { pane, masked, bytes: bytes.to_vec(), edits }.encode().into()
-        });
+        let mut subscribers = lock(&self.subscribers);
+        subscribers.retain(|w| !w.gone.load(Ordering::Acquire));
+        // Each encoded once, and only when some window takes it.
+        let (mut chunk, mut snapshot) = (None, None);
+        for window in subscribers.iter() {
+            match window.pace(pane) {
+                Pace::Send => window.send(chunk.get_or_insert_with(|| {
+                    let edits = term.replica_edits().encode();
+                    let bytes = bytes.to_vec();
+                    ToWindow::Chunk { pane, masked, bytes, edits }.encode().into()
+                })),
+                Pace::Skip => {}
+                Pace::CatchUp => {
+                    window.send(snapshot.get_or_insert_with(|| pane_frame(pane, term)))
+                }
+            }
+        }
     }
 
     fn restarted(&mut self, term: &Terminal) {
-        let pane = self.pane;
-        self.send(|| pane_frame(pane, term));
+        let mut subscribers = lock(&self.subscribers);
+        subscribers.retain(|w| !w.gone.load(Ordering::Acquire));
+        if !subscribers.is_empty() {
+            let frame = pane_frame(self.pane, term);
+            subscribers.iter().for_each(|w| w.send_pane(self.pane, &frame));
+        }
     }
 }
 
@@ -151,6 +246,8 @@ pub struct Attached {
     /// The view last sent (`ctl::protocol::WindowView` as JSON), sent again only when it changes.
     view: Arc<[u8]>,
     panes: HashMap<PaneId, Subscribers>,
+    /// Each window's writer thread, for a stopping server to see them through.
+    writers: Vec<std::thread::JoinHandle<()>>,
     input: Sender<FromWindow>,
     inputs: Receiver<FromWindow>,
 }
@@ -163,6 +260,7 @@ impl Default for Attached {
             active: None,
             view: Arc::from([]),
             panes: HashMap::new(),
+            writers: Vec::new(),
             input,
             inputs,
         }
@@ -207,7 +305,42 @@ impl Attached {
         count: usize,
     ) {
         let (first, rows) = lock(session.terminal()).scrollback_rows(before, count);
-        from.0.send(&ToWindow::Rows { pane: pane.0, first, rows }.encode().into());
+        from.0.queue(&ToWindow::Rows { pane: pane.0, first, rows }.encode().into(), true);
+    }
+
+    /// Send each pane `from` is behind on its snapshot, once `from` has drained (on its
+    /// writer's word, and on every tick for a word that did not fit the main loop's queue).
+    pub fn catch_up<'a>(
+        &self,
+        from: Option<&WindowHandle>,
+        model: impl Fn(PaneId) -> Option<&'a Mutex<Terminal>>,
+    ) {
+        let windows: Vec<&Arc<Window>> = match from {
+            Some(from) => vec![&from.0],
+            None => self.windows.iter().collect(),
+        };
+        for window in windows {
+            window.catch_up_asked.store(false, Ordering::Release);
+            if window.gone.load(Ordering::Acquire) || !window.drained() {
+                continue;
+            }
+            window.send_behind(&model);
+        }
+    }
+
+    /// The server stops: each window is sent what is queued for it, with every pane it was
+    /// behind on as it ends, for at most `FAREWELL`. Then its connection closes.
+    pub fn farewell<'a>(&mut self, model: impl Fn(PaneId) -> Option<&'a Mutex<Terminal>>) {
+        for window in &self.windows {
+            window.send_behind(&model);
+            window.end(None);
+        }
+        let deadline = std::time::Instant::now() + FAREWELL;
+        for writer in std::mem::take(&mut self.writers) {
+            while !writer.is_finished() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
     }
 
     /// The windows attached now, as `paddock ls` shows them.
@@ -236,6 +369,9 @@ impl Attached {
         if let Some(old) = self.panes.insert(pane, subscribers) {
             lock(&old).clear();
         }
+        for window in &self.windows {
+            lock(&window.behind).remove(&pane.0);
+        }
     }
 
     /// Whether any window is attached (then the view is worth working out).
@@ -260,7 +396,10 @@ impl Attached {
             // Its last output while it closes goes to no one.
             lock(&old).clear();
             let frame: Arc<[u8]> = ToWindow::Closed { pane: pane.0 }.encode().into();
-            self.windows.iter().for_each(|w| w.send(&frame));
+            for window in &self.windows {
+                lock(&window.behind).remove(&pane.0);
+                window.send(&frame);
+            }
         }
     }
 
@@ -286,13 +425,20 @@ impl Attached {
             farewell: Mutex::new(None),
             area: Mutex::new(None),
             queued_bytes: AtomicUsize::new(0),
+            asked_bytes: AtomicUsize::new(0),
+            behind: Mutex::new(BTreeSet::new()),
+            catch_up_asked: AtomicBool::new(false),
         });
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let (reading, writing) = (stream.try_clone()?, stream);
         let writer = window.clone();
-        std::thread::Builder::new()
-            .name("window-writer".into())
-            .spawn(move || write_to(writing, &writer, &queued))?;
+        let caught_up = self.input.clone();
+        self.writers.retain(|w| !w.is_finished());
+        self.writers.push(
+            std::thread::Builder::new()
+                .name("window-writer".into())
+                .spawn(move || write_to(writing, &writer, &queued, &caught_up))?,
+        );
         let reader = window.clone();
         let input = self.input.clone();
         std::thread::Builder::new()
@@ -313,16 +459,35 @@ impl Attached {
 }
 
 /// A window's writer thread: its queued frames, in order, until it goes.
-fn write_to(mut stream: UnixStream, window: &Window, queued: &Receiver<Arc<[u8]>>) {
+fn write_to(
+    mut stream: UnixStream,
+    window: &Arc<Window>,
+    queued: &Receiver<(Arc<[u8]>, bool)>,
+    caught_up: &Sender<FromWindow>,
+) {
     loop {
         match queued.recv_timeout(Duration::from_millis(200)) {
-            Ok(frame) => {
+            Ok((frame, asked)) => {
                 let written = write_frames(&mut stream, &[&frame]);
+                if asked {
+                    window.asked_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
+                }
                 window.queued_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
                 drop(frame);
                 if written.is_err() {
                     window.end(None);
                     break;
+                }
+                // Drained with panes behind: the main loop sends their snapshots (once asked;
+                // a full queue leaves it to the next tick).
+                if window.drained()
+                    && !lock(&window.behind).is_empty()
+                    && !window.catch_up_asked.swap(true, Ordering::AcqRel)
+                {
+                    let from = WindowHandle(window.clone());
+                    if caught_up.try_send(FromWindow::CaughtUp { from }).is_err() {
+                        window.catch_up_asked.store(false, Ordering::Release);
+                    }
                 }
             }
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
@@ -379,3 +544,7 @@ fn read_from(stream: UnixStream, window: &Arc<Window>, input: &Sender<FromWindow
     };
     window.end(reason);
 }
+
+#[cfg(test)]
+#[path = "attach_tests.rs"]
+mod tests;

@@ -83,7 +83,15 @@ fn write_private(path: &Path, record: &Record) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     let folder = path.parent().unwrap_or(Path::new("."));
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)?;
+    // Nothing is made in, or written to, a folder someone else owns (a shared or planted one).
+    if let Some(state) = folder.parent() {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(state)?;
+        own_folder(state, false)?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(folder) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+        _ => own_folder(folder, true)?,
+    }
     let json = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     let temporary = path.with_extension("json.new");
     let _ = std::fs::remove_file(&temporary);
@@ -91,6 +99,19 @@ fn write_private(path: &Path, record: &Record) -> std::io::Result<()> {
         std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temporary)?;
     file.write_all(&json)?;
     std::fs::rename(&temporary, path)
+}
+
+/// `folder` is a real folder of this user's (closed to others too, when `private`).
+fn own_folder(folder: &Path, private: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(folder)?;
+    // SAFETY: getuid(2) cannot fail.
+    let ours = meta.uid() == unsafe { libc::getuid() };
+    if !meta.is_dir() || !ours || (private && meta.mode() & 0o077 != 0) {
+        let what = if private { "a private folder of yours" } else { "a folder of yours" };
+        return Err(std::io::Error::other(format!("{} is not {what}", folder.display())));
+    }
+    Ok(())
 }
 
 /// The records of servers that are gone (the pid no longer runs, or ran before this boot).
@@ -179,6 +200,31 @@ mod tests {
         // A pid past the kernel's largest.
         let ended = Record { pid: 1 << 30, ..me };
         assert!(!runs(&ended, boot.as_deref()));
+    }
+
+    #[test]
+    fn a_record_is_written_only_into_a_private_folder_of_ours() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("paddock-lost-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let record = Record { pid: 7, boot: None, started: 0, panes: vec![] };
+        let kept = dir.join("state/servers/7.json");
+        write_private(&kept, &record).expect("written");
+        assert_eq!(read(&kept), Some(record.clone()));
+        // A records folder that leads elsewhere, or that others may write in: nothing written.
+        let elsewhere = dir.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).expect("a folder");
+        std::os::unix::fs::symlink(&elsewhere, dir.join("linked-servers")).expect("a link");
+        let linked = dir.join("linked-servers/7.json");
+        assert!(write_private(&linked, &record).is_err());
+        assert!(std::fs::read_dir(&elsewhere).expect("listed").next().is_none());
+        let open = dir.join("open");
+        std::fs::create_dir_all(&open).expect("a folder");
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        let err = write_private(&open.join("7.json"), &record).expect_err("refused");
+        assert!(err.to_string().contains("is not a private folder of yours"), "{err}");
+        assert!(!open.join("7.json").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

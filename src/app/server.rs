@@ -544,6 +544,8 @@ fn exit_code_of(status: PaneStatus) -> Option<i32> {
 
 /// Close every pane at once (each grace period overlaps the others) and wait for them.
 fn shut_down(workspace: &mut Workspace, closing: Vec<JoinHandle<()>>) {
+    #[cfg(unix)]
+    workspace.farewell_windows();
     let sessions: Vec<PaneSession> = workspace.take_all();
     std::thread::scope(|scope| {
         for session in sessions {

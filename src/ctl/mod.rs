@@ -26,7 +26,7 @@ pub mod wire;
 #[cfg(unix)]
 pub use client::{resolve_all, resolve_one, Client};
 #[cfg(unix)]
-pub use paths::{instance_socket, live_instances, prepare_socket_dir, socket_dir};
+pub use paths::{instance_socket, live_instances, prepare_socket_dir, socket_dir, socket_dirs};
 #[cfg(unix)]
 pub use peer::connected_pid;
 #[cfg(unix)]

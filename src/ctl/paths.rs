@@ -27,6 +27,25 @@ pub fn socket_dir() -> PathBuf {
     }
 }
 
+/// Every folder `socket_dir` could give for this user: the one it gives now first, then the
+/// runtime folder's (`/run/user/<uid>` where no runtime directory is set) or the temp one.
+pub fn socket_dirs() -> Vec<PathBuf> {
+    let now = socket_dir();
+    let temp = std::env::temp_dir().join(format!("paddock-{}", own_uid()));
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| PathBuf::from(format!("/run/user/{}", own_uid())))
+        .join("paddock");
+    let mut dirs = vec![now];
+    for other in [temp, runtime] {
+        if !dirs.contains(&other) {
+            dirs.push(other);
+        }
+    }
+    dirs
+}
+
 /// The socket of the instance with process id `pid`.
 pub fn instance_socket(dir: &Path, pid: u32) -> PathBuf {
     dir.join(format!("{pid}.sock"))

@@ -30,10 +30,12 @@ pub struct Policy {
     /// so a lock that would show one (in a `write` or `read` folder) is refused.
     #[serde(default)]
     pub control_sockets: Vec<PathBuf>,
-    /// The folder instances' control sockets are made in: none of them may be let through
-    /// (`unix_sockets`). A locked pane's own endpoint, in a folder below, may.
+    /// The folders instances' control sockets are made in (the one in use, and the one a
+    /// launcher with another environment would use): none of them may be let through
+    /// (`unix_sockets`), be a lock folder or lie in one that the view does not cover. A locked
+    /// pane's own endpoint, in a folder below, may be let through.
     #[serde(default)]
-    pub control_folder: Option<PathBuf>,
+    pub control_folders: Vec<PathBuf>,
     /// The pane's own endpoint among `unix_sockets`: the one socket in the control folder a
     /// lock may reach.
     #[serde(default)]

@@ -15,9 +15,9 @@ pub struct Resolved {
     pub protect: Vec<PathBuf>,
     pub unix_sockets: Vec<PathBuf>,
     pub network: bool,
-    /// The folder of paddock's control sockets (`Policy::control_folder`), kept out of the
+    /// The folders of paddock's control sockets (`Policy::control_folders`), kept out of the
     /// view whatever shows it.
-    pub control_folder: Option<PathBuf>,
+    pub control_folders: Vec<PathBuf>,
     /// The pane's proxy (canonical) and the loopback port that leads to it, with the network
     /// off (`Policy::egress`).
     pub egress: Option<super::policy::EgressRoute>,
@@ -126,8 +126,8 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         .collect::<Result<Vec<_>, _>>()?;
     // The folder of paddock's sockets, or a folder in it: a lock could put a socket of its own
     // there and pose as the server to the user's windows and `paddock ctl`.
-    let control = policy.control_folder.as_deref();
-    if let Some(control) = control.map(|f| f.canonicalize().unwrap_or_else(|_| f.to_owned())) {
+    for control in &policy.control_folders {
+        let control = control.canonicalize().unwrap_or_else(|_| control.to_owned());
         if let Some(path) = write.iter().chain(&read).find(|path| path.starts_with(&control)) {
             return Err(ResolveError::ControlFolderListed(path.clone()));
         }
@@ -157,7 +157,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         .iter()
         .map(|path| listed_socket(policy, path))
         .collect::<Result<Vec<_>, _>>()?;
-    let control_folder = policy.control_folder.clone();
+    let control_folders = policy.control_folders.clone();
     let egress = match policy.egress.as_ref().filter(|_| !policy.network) {
         Some(route) => {
             Some(super::policy::EgressRoute { socket: own_socket(&route.socket)?, ..route.clone() })
@@ -166,7 +166,7 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
     };
     let network = policy.network;
     let home = policy.home.as_deref().map(|own| own_home(own, home)).transpose()?;
-    Ok(Resolved { write, read, protect, unix_sockets, network, control_folder, egress, home })
+    Ok(Resolved { write, read, protect, unix_sockets, network, control_folders, egress, home })
 }
 
 /// The writable folders, canonical; `/`, the home folder or a folder holding it refused
@@ -298,8 +298,8 @@ fn listed_socket(policy: &Policy, path: &Path) -> Result<PathBuf, ResolveError> 
     // Anything in the control folder (instances' sockets, other panes' endpoints) but the
     // pane's own endpoint.
     let own = policy.own_endpoint.as_ref().is_some_and(|own| canonical(own) == real);
-    let in_control_folder = !own
-        && policy.control_folder.as_ref().is_some_and(|folder| real.starts_with(canonical(folder)));
+    let in_control_folder =
+        !own && policy.control_folders.iter().any(|folder| real.starts_with(canonical(folder)));
     // By name, and by the file itself (a second hard link names it too).
     let control = in_control_folder
         || policy.control_sockets.iter().any(|c| canonical(c) == real)
@@ -382,7 +382,7 @@ fn unmoved(path: &Path) -> Result<PathBuf, ResolveError> {
 fn control_sockets_of(policy: &Policy) -> Vec<PathBuf> {
     let mut found = policy.control_sockets.clone();
     // The folder and its `panes` (the panes' endpoints).
-    let folders = policy.control_folder.iter().flat_map(|f| [f.clone(), f.join("panes")]);
+    let folders = policy.control_folders.iter().flat_map(|f| [f.clone(), f.join("panes")]);
     for folder in folders {
         found.extend(std::fs::read_dir(folder).into_iter().flatten().flatten().map(|e| e.path()));
     }
@@ -458,7 +458,7 @@ mod tests {
         let policy = |write: Vec<PathBuf>, read: Vec<PathBuf>| Policy {
             write,
             read,
-            control_folder: Some(control.clone()),
+            control_folders: vec![dir.join("other"), control.clone()],
             ..Policy::default()
         };
         let inside = control.join(".git");

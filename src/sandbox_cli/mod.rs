@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::{Net, SandboxVerb};
-use paddock::app::lock::{control_folder, exposed_control_sockets, guarded_paths, policy_for};
+use paddock::app::lock::{control_folders, exposed_control_sockets, guarded_paths, policy_for};
 use paddock::config::{LockPolicy, Network};
 use paddock::sandbox::{self, git_planted, Enforcement, Policy};
 
@@ -66,7 +66,7 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
             };
             // Run from a pane: that instance's control socket must stay out of reach too.
             let policy = Policy {
-                control_folder: control_folder(),
+                control_folders: control_folders(),
                 control_sockets: std::env::var_os("PADDOCK_SOCKET")
                     .map(|socket| exposed_control_sockets(Path::new(&socket)))
                     .unwrap_or_default(),

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use paddock::app::lock::{self, control_folder, guarded_paths, policy_for};
+use paddock::app::lock::{self, control_folders, guarded_paths, policy_for};
 use paddock::config::{self, Network};
 use paddock::sandbox::{resolve::resolve, visible, Policy};
 
@@ -35,7 +35,7 @@ pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
         .map(|(_, v)| v.into())
         .or_else(|| std::env::var_os("PATH"));
     let policy = Policy {
-        control_folder: control_folder(),
+        control_folders: control_folders(),
         ..policy_for(&lock_policy, &guarded_paths(config, exe))
     };
     let configured: Vec<PathBuf> = policy.read.clone();

@@ -54,7 +54,7 @@ fn resolved(root: &Path, network: bool) -> Resolved {
         protect: vec![root.join("app/.git/hooks"), root.join("app/.env")],
         unix_sockets: vec![root.join(".ssh/agent.sock")],
         network,
-        control_folder: None,
+        control_folders: vec![],
         egress: None,
         home: None,
     }

@@ -5,7 +5,9 @@
 //! - Throughput: `cat` of 64 MiB of text to the end, wall time from start to exit (start-up,
 //!   window, GPU setup, the file through PTY, parser, the wire and frames), median of 3, for
 //!   paddock attached (`paddock --exit-with-child -e cat FILE`, which starts its server),
-//!   paddock `--single-process`, and Alacritty.
+//!   paddock `--single-process`, and Alacritty. The attached window ends once it has taken
+//!   every frame: the server sees its windows through (a slow one gets a snapshot, not a cut
+//!   stream) before it stops, so the time includes drawing the end of the file.
 //! - Attach latency: a server with 8 panes, each with 10,000 lines of scrollback; `paddock
 //!   attach` from spawn to its first full frame (`PADDOCK_TIMINGS=1` makes the window say when
 //!   it drew every pane of its tab), median of 5. A window attached once sized the panes; these

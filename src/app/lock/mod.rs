@@ -82,8 +82,8 @@ pub fn guarded_paths(config_file: Option<&Path>, exe: &Path) -> Vec<PathBuf> {
 /// folder every lock's view already hides; a `--listen` path elsewhere does not (a lock that
 /// would show them is refused).
 pub fn exposed_control_sockets(socket: &Path) -> Vec<PathBuf> {
-    match control_folder() {
-        Some(folder) if socket.starts_with(&folder) => Vec::new(),
+    match control_folders().into_iter().find(|folder| socket.starts_with(folder)) {
+        Some(_) => Vec::new(),
         #[cfg(unix)]
         _ => vec![socket.to_owned(), crate::ctl::attach::attach_socket(socket)],
         #[cfg(not(unix))]
@@ -91,19 +91,30 @@ pub fn exposed_control_sockets(socket: &Path) -> Vec<PathBuf> {
     }
 }
 
-/// The folder every instance's control socket is made in, which every lock hides and none may
-/// let a socket through from (`Policy::control_folder`). None where there is no control socket.
-pub fn control_folder() -> Option<PathBuf> {
+/// The folders instances' control sockets are made in, which every lock hides and none may
+/// let a socket through from (`Policy::control_folders`): the one in use, and the other one
+/// paddock could use for this user (`$XDG_RUNTIME_DIR/paddock` or `<temp>/paddock-<uid>`), since
+/// a window or `paddock ctl` started with another environment looks there. None where there is
+/// no control socket.
+pub fn control_folders() -> Vec<PathBuf> {
     #[cfg(unix)]
     {
-        let folder = crate::ctl::socket_dir();
-        // Made now if no instance made it yet: a lock hides the folder by covering it, and one
-        // that is not there yet could be made by the locked program, sockets and all.
-        let _ = crate::ctl::prepare_socket_dir(&folder);
-        Some(folder)
+        let folders = crate::ctl::socket_dirs();
+        // Made now if no instance made them yet: a lock hides a folder by covering it, and one
+        // that is not there yet could be made by the locked program, sockets and all. One that
+        // cannot be made (another user's) is one no paddock client of ours would use.
+        if let Some(in_use) = folders.first() {
+            let _ = crate::ctl::prepare_socket_dir(in_use);
+        }
+        // The others only where their parent is there (no runtime folder is made up).
+        for other in folders.iter().skip(1) {
+            use std::os::unix::fs::DirBuilderExt;
+            let _ = std::fs::DirBuilder::new().mode(0o700).create(other);
+        }
+        folders
     }
     #[cfg(not(unix))]
-    return None;
+    return Vec::new();
 }
 
 #[cfg(test)]

@@ -197,6 +197,18 @@ impl WindowApp {
         self.scrolled(pane);
     }
 
+    /// `pane`'s replica started again from a snapshot (the server caught this window up after
+    /// a flood it could not keep pace with): the rows its search or scroll position needs from
+    /// the server are asked for again.
+    pub(super) fn reask_rows(&mut self, pane: PaneId) {
+        let searching = self.views.get(&pane).is_some_and(|v| v.search.is_some());
+        match self.panes.remote() {
+            Some(remote) if searching => remote.ask_all_rows(pane),
+            Some(_) => self.scrolled(pane),
+            None => {}
+        }
+    }
+
     /// A view scrolled: past the oldest row its replica holds, the server is asked for more.
     pub(super) fn scrolled(&mut self, pane: PaneId) {
         let Some(remote) = self.panes.remote() else { return };

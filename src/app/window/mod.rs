@@ -420,6 +420,10 @@ impl WindowApp {
     /// Take what the server sent; close when it stopped, or when its last pane is gone.
     fn take_from_server(&mut self, event_loop: &ActiveEventLoop, event: RemoteEvent) {
         let Some(remote) = self.panes.remote() else { return };
+        let snapshot = match &event {
+            RemoteEvent::Pane(pane, _) => Some(*pane),
+            _ => None,
+        };
         match remote.take(event) {
             Ok(Some(said)) => eprintln!("paddock: {said}"),
             Ok(None) => {}
@@ -434,6 +438,9 @@ impl WindowApp {
                 eprintln!("paddock: {why}");
                 return self.stop(event_loop, 1);
             }
+        }
+        if let Some(pane) = snapshot {
+            self.reask_rows(pane);
         }
         if !self.panes.mux().tabs().is_empty() {
             self.seen_tabs = true;

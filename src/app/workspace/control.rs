@@ -187,6 +187,12 @@ impl Workspace {
                     self.attached.send_rows(&from, pane, &entry.session, before, count);
                 }
             }
+            FromWindow::CaughtUp { from } => {
+                let panes = &self.panes;
+                self.attached.catch_up(Some(&from), |pane| {
+                    panes.get(&pane).map(|e| &**e.session.terminal())
+                });
+            }
         }
     }
 
@@ -220,11 +226,20 @@ impl Workspace {
         }
     }
 
+    /// The server stops: the attached windows are sent what they are owed, then let go.
+    #[cfg(unix)]
+    pub fn farewell_windows(&mut self) {
+        let panes = &self.panes;
+        self.attached.farewell(|pane| panes.get(&pane).map(|e| &**e.session.terminal()));
+    }
+
     /// Tell the attached windows of the tabs, splits and panes as they are now (when any is
     /// attached, and only what changed reaches them).
     #[cfg(unix)]
     pub fn sync_windows(&mut self) {
         if self.attached.any() {
+            let panes = &self.panes;
+            self.attached.catch_up(None, |pane| panes.get(&pane).map(|e| &**e.session.terminal()));
             let looks = self
                 .mux
                 .all_panes()

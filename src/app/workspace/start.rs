@@ -269,7 +269,7 @@ impl Workspace {
     ) -> Result<Policy, Refusal> {
         let mut policy = Policy {
             control_sockets: crate::app::lock::exposed_control_sockets(&self.options.socket),
-            control_folder: crate::app::lock::control_folder(),
+            control_folders: crate::app::lock::control_folders(),
             ..crate::app::lock::policy_for(lock, &self.options.guarded)
         };
         policy.unix_sockets.extend(endpoint.map(Path::to_owned));

@@ -109,7 +109,7 @@ mod tests {
             protect: vec!["/home/u/app/.git/hooks".into(), "/home/u/app/.git/config".into()],
             unix_sockets: vec![],
             network: false,
-            control_folder: None,
+            control_folders: vec![],
             egress: None,
             home: None,
         }

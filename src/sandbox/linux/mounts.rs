@@ -139,7 +139,7 @@ pub fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
     [PathBuf::from(format!("/run/user/{uid}")), PathBuf::from("/tmp/.X11-unix")]
         .into_iter()
         .chain(runtime)
-        .chain(resolved.control_folder.clone())
+        .chain(resolved.control_folders.iter().cloned())
         .chain(resolved.home.as_deref().and_then(Path::parent).map(Path::to_owned))
         .collect()
 }

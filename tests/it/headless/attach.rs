@@ -25,6 +25,11 @@ struct TestWindow {
 
 impl TestWindow {
     fn attach(instance: &Instance) -> TestWindow {
+        Self::attach_reading_slowly(instance, Duration::ZERO)
+    }
+
+    /// A window that takes `per_frame` over each frame (a software renderer under a flood).
+    fn attach_reading_slowly(instance: &Instance, per_frame: Duration) -> TestWindow {
         let (stream, pid) = connect(&attach_socket(&instance.socket)).expect("attach");
         assert_eq!(pid, instance.child.id());
         let replicas = Arc::new(Mutex::new(Replicas::default()));
@@ -34,6 +39,7 @@ impl TestWindow {
         std::thread::spawn(move || {
             let mut buf = Vec::new();
             while let Ok(frame) = read_frame(&mut reading, MAX_FRAME, &mut buf) {
+                std::thread::sleep(per_frame);
                 let applied = ToWindow::decode(frame)
                     .map_err(|e| e.to_string())
                     .and_then(|f| into.lock().unwrap().apply(f).map_err(|e| e.to_string()));
@@ -388,4 +394,25 @@ fn scrollback_left_on_the_server_is_fetched_when_scrolled_to() {
     let text = term.scrollback_text();
     let server = instance.ctl(&["capture", "--pane", "1", "--scrollback"]);
     assert!(server.ends_with(&(text + &term.screen_text())), "the replica's rows are the server's");
+}
+
+#[test]
+fn a_window_slower_than_a_flood_is_caught_up_not_dropped() {
+    let runtime = Runtime::new();
+    let instance = runtime.start(BASH);
+    instance.wait_for_prompt("1");
+    let window = TestWindow::attach_reading_slowly(&instance, Duration::from_millis(2));
+    window.wait_for_text(1, "bash");
+    // About 40 MB: thousands of chunks, read at 2 ms each by this window.
+    let flood = "seq -f '%09g of the flood, and some more text' 1 1000000; echo END-OF-$((6*7))\r";
+    instance.ctl(&["send", "--pane", "1", "--text", flood]);
+    instance.wait_for_text("1", "END-OF-42");
+    window.wait_for_text(1, "END-OF-42");
+    same_as_server(&instance, &window, 1);
+    let log = window.log.lock().unwrap();
+    assert!(!log.iter().any(|a| matches!(a, Ok(Applied::Refused(_)))), "the window was dropped");
+    let snapshots = log.iter().filter(|a| matches!(a, Ok(Applied::Pane(1)))).count();
+    assert!(snapshots >= 2, "the window was caught up with a snapshot ({snapshots} in all)");
+    let chunks = log.iter().filter(|a| matches!(a, Ok(Applied::Output(1)))).count();
+    assert!(chunks < 20_000, "the window was sent every chunk ({chunks})");
 }

@@ -11,7 +11,6 @@ use super::{text, Runtime};
 #[test]
 fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
     let runtime = Runtime::new();
-    let dir = runtime.dir.display().to_string();
     let control = runtime.dir.join("paddock");
     assert!(!control.exists(), "no instance has made the control folder yet");
     // paddock's own files are there to be guarded (a lock refuses a folder where they could
@@ -24,7 +23,7 @@ fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
     // A lock given the runtime folder before any instance ran: what it makes where the control
     // folder would be stays in its own view.
     let plant = "import os, socket, sys, time\n\
-        d = os.path.join(sys.argv[1], 'paddock')\n\
+        d = sys.argv[1]\n\
         try:\n\
         \x20   os.makedirs(d, exist_ok=True)\n\
         \x20   for name in ('55555.sock', '55555.attach'):\n\
@@ -35,26 +34,47 @@ fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
         except OSError as e:\n\
         \x20   print('refused', e, flush=True)\n\
         time.sleep(3)\n";
-    let mut lock = runtime
-        .paddock(&["sandbox", "run", "--write", &dir, "--", "python3", "-c", plant, &dir])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("sandbox run");
-    let mut said = String::new();
-    BufReader::new(lock.stdout.take().expect("stdout")).read_line(&mut said).expect("read");
-    assert!(said.starts_with("planted") || said.starts_with("refused"), "{said}");
-    assert!(!control.join("55555.sock").exists(), "the lock's socket reached the real folder");
-    assert!(!control.join("55555.attach").exists());
-    let ls = runtime.paddock(&["ls"]).output().expect("ls");
-    assert!(!text(&ls.stdout).contains("55555"), "{}", text(&ls.stdout));
-    let _ = lock.wait();
+    // And one given the temp folder: where a launcher without XDG_RUNTIME_DIR looks
+    // (`<temp>/paddock-<uid>`) is covered the same.
+    let temp = runtime.dir.join("tmp");
+    std::fs::create_dir_all(&temp).expect("temp");
+    // SAFETY: getuid(2).
+    let other = temp.join(format!("paddock-{}", unsafe { libc::getuid() }));
+    for (given, folder) in [(runtime.dir.clone(), control.clone()), (temp.clone(), other.clone())] {
+        let (given, target) = (given.display().to_string(), folder.display().to_string());
+        let mut lock = runtime
+            .paddock(&["sandbox", "run", "--write", &given, "--", "python3", "-c", plant, &target])
+            .env("TMPDIR", &temp)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("sandbox run");
+        let mut said = String::new();
+        BufReader::new(lock.stdout.take().expect("stdout")).read_line(&mut said).expect("read");
+        assert!(said.starts_with("planted") || said.starts_with("refused"), "{said}");
+        assert!(folder.is_dir(), "{folder:?} was made before the lock");
+        assert!(!folder.join("55555.sock").exists(), "the lock's socket reached {folder:?}");
+        assert!(!folder.join("55555.attach").exists());
+        // `paddock ls` as launched with and without a runtime folder.
+        for without_runtime in [false, true] {
+            let mut ls = runtime.paddock(&["ls"]);
+            ls.env("TMPDIR", &temp);
+            if without_runtime {
+                ls.env_remove("XDG_RUNTIME_DIR");
+            }
+            let ls = ls.output().expect("ls");
+            assert!(!text(&ls.stdout).contains("55555"), "{}", text(&ls.stdout));
+        }
+        let _ = lock.wait();
+    }
 
-    // The control folder itself is never a lock folder.
-    let folder = control.display().to_string();
-    let out = runtime.paddock(&["sandbox", "run", "--write", &folder, "--", "true"]).output();
-    let out = out.expect("sandbox run");
-    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("control folder"), "{}", text(&out.stderr));
+    // Neither control folder is ever a lock folder.
+    for folder in [&control, &other] {
+        let folder = folder.display().to_string();
+        let mut run = runtime.paddock(&["sandbox", "run", "--write", &folder, "--", "true"]);
+        let out = run.env("TMPDIR", &temp).output().expect("sandbox run");
+        assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("control folder"), "{}", text(&out.stderr));
+    }
 
     // Wherever a socket lies, one served from inside a lock (here: other user and PID
     // namespaces) is refused by `paddock ctl` and by a window, before a word is sent.

@@ -1,0 +1,133 @@
+//! Pacing a window that cannot keep up: its chunks stop once it is a megabyte behind, and it is
+//! caught up with the pane's model as it stands, never dropped and never out of step.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crossbeam_channel::Receiver;
+
+use super::{PaneFeed, Window, BEHIND_FRAMES};
+use crate::ctl::replicas::{Applied, Replicas};
+use crate::ctl::wire::ToWindow;
+use crate::mux::PaneId;
+use crate::term::{TermConfig, TermSize, Terminal};
+
+const PANE: u32 = 7;
+
+type Queue = Receiver<(Arc<[u8]>, bool)>;
+
+/// A window whose writer is the test: nothing is taken off its queue until the test reads it.
+fn window() -> (Arc<Window>, Queue) {
+    let (frames, queued) = crossbeam_channel::bounded(super::QUEUED_FRAMES);
+    let window = Window {
+        pid: None,
+        frames,
+        gone: AtomicBool::new(false),
+        farewell: Mutex::new(None),
+        area: Mutex::new(None),
+        queued_bytes: AtomicUsize::new(0),
+        asked_bytes: AtomicUsize::new(0),
+        behind: Mutex::new(Default::default()),
+        catch_up_asked: AtomicBool::new(false),
+    };
+    (Arc::new(window), queued)
+}
+
+/// What the window's writer would send now, as its replica takes it.
+fn read(window: &Window, queue: &Queue, replicas: &mut Replicas) -> Vec<Applied> {
+    let mut applied = Vec::new();
+    while let Ok((frame, asked)) = queue.try_recv() {
+        if asked {
+            window.asked_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
+        }
+        window.queued_bytes.fetch_sub(frame.len(), Ordering::AcqRel);
+        let frame = ToWindow::decode(&frame[4..]).expect("a frame");
+        applied.push(replicas.apply(frame).expect("the replica follows"));
+    }
+    applied
+}
+
+/// A pane's model followed by `window`, which holds its replica already.
+fn followed(window: &Arc<Window>, queue: &Queue, replicas: &mut Replicas) -> Arc<Mutex<Terminal>> {
+    let term = Arc::new(Mutex::new(Terminal::new(TermSize::new(40, 8), TermConfig::default())));
+    let mut model = term.lock().unwrap();
+    window.send(&super::pane_frame(PANE, &model));
+    assert_eq!(read(window, queue, replicas), vec![Applied::Pane(PANE)]);
+    let subscribers = Arc::new(Mutex::new(vec![window.clone()]));
+    model.set_follower(Some(Box::new(PaneFeed { pane: PANE, subscribers })));
+    drop(model);
+    term
+}
+
+fn same(term: &Mutex<Terminal>, replicas: &Replicas) {
+    let server = term.lock().unwrap();
+    let replica = replicas.get(PANE).expect("a replica").lock().unwrap();
+    assert_eq!(replica.screen_text(), server.screen_text());
+    let held = replica.scrollback_len();
+    assert!(replica.snapshot(held) == server.snapshot(held), "the replicas' snapshots differ");
+}
+
+/// Output far faster than the window reads: `lines` numbered lines, one chunk each.
+fn flood(term: &Mutex<Terminal>, lines: std::ops::Range<usize>) {
+    for n in lines {
+        let line = format!("{n:07} the quick brown fox jumps over\r\n");
+        term.lock().unwrap().advance(line.as_bytes());
+    }
+}
+
+#[test]
+fn a_window_that_falls_behind_is_skipped_then_caught_up_with_the_model_as_it_stands() {
+    let (window, queue) = window();
+    let mut replicas = Replicas::default();
+    let term = followed(&window, &queue, &mut replicas);
+
+    flood(&term, 0..5000);
+    // The window stopped taking chunks once it was behind, long before its queue was full.
+    assert!(queue.len() <= BEHIND_FRAMES + 1, "{} frames queued", queue.len());
+    assert!(window.behind.lock().unwrap().contains(&PANE));
+    assert!(!window.gone.load(Ordering::Acquire), "a slow window is paced, not dropped");
+    let applied = read(&window, &queue, &mut replicas);
+    assert!(applied.iter().all(|a| *a == Applied::Output(PANE)), "{applied:?}");
+
+    // Drained: the next chunk gives way to the pane's snapshot, with everything skipped.
+    flood(&term, 5000..5001);
+    assert_eq!(read(&window, &queue, &mut replicas), vec![Applied::Pane(PANE)]);
+    same(&term, &replicas);
+    assert!(replicas.get(PANE).unwrap().lock().unwrap().screen_text().contains("0005000 the"));
+
+    // And chunks follow on from it.
+    flood(&term, 5001..5003);
+    let applied = read(&window, &queue, &mut replicas);
+    assert_eq!(applied, vec![Applied::Output(PANE); 2]);
+    same(&term, &replicas);
+}
+
+#[test]
+fn a_pane_gone_quiet_is_caught_up_when_the_window_drains() {
+    let (window, queue) = window();
+    let mut replicas = Replicas::default();
+    let term = followed(&window, &queue, &mut replicas);
+    flood(&term, 0..3000);
+    read(&window, &queue, &mut replicas);
+    // No more output: the writer's word (or the tick) sends what the pane shows now.
+    let model = |pane: PaneId| (pane.0 == PANE).then_some(&*term);
+    window.send_behind(&model);
+    assert_eq!(read(&window, &queue, &mut replicas), vec![Applied::Pane(PANE)]);
+    same(&term, &replicas);
+    assert!(replicas.get(PANE).unwrap().lock().unwrap().screen_text().contains("0002999 the"));
+    // Nothing is owed twice.
+    window.send_behind(&model);
+    assert!(read(&window, &queue, &mut replicas).is_empty());
+}
+
+#[test]
+fn rows_a_window_asked_for_do_not_count_as_falling_behind() {
+    let (window, queue) = window();
+    let mut replicas = Replicas::default();
+    let term = followed(&window, &queue, &mut replicas);
+    let rows: Arc<[u8]> = vec![0u8; 4 << 20].into();
+    window.queue(&rows, true);
+    flood(&term, 0..3);
+    assert!(window.behind.lock().unwrap().is_empty());
+    assert_eq!(queue.len(), 4, "the rows, then every chunk");
+}
