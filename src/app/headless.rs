@@ -28,6 +28,8 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     server.keep_record();
     // Whether the server ends because it was asked to (its panes are not lost then).
     let mut asked = true;
+    // The first program's code, when the instance ends with it (`--exit-with-child`).
+    let mut child_exit = None;
     let exit_code = loop {
         select! {
             recv(pulse_tick) -> _ => {}
@@ -59,6 +61,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             }
         }
         if let Some(code) = server.first_exit() {
+            child_exit = Some(code);
             break code;
         }
         server.workspace_mut().sync_windows();
@@ -67,6 +70,6 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     if asked {
         server.forget_record();
     }
-    server.shut_down();
+    server.shut_down(child_exit);
     Ok(exit_code)
 }

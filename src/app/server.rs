@@ -447,9 +447,10 @@ impl Server {
         }
     }
 
-    /// Close every pane (all at once) and wait for panes being closed.
-    pub fn shut_down(&mut self) {
-        shut_down(&mut self.workspace, std::mem::take(&mut self.closing));
+    /// Close every pane (all at once) and wait for panes being closed. `exit_code`: the first
+    /// program's, when the instance ends with it (attached windows exit with it too).
+    pub fn shut_down(&mut self, exit_code: Option<u8>) {
+        shut_down(&mut self.workspace, std::mem::take(&mut self.closing), exit_code);
     }
 }
 
@@ -482,9 +483,10 @@ fn answer(
             // The instance ends with this pane, with its program's exit code.
             let status = session.close();
             let reply = Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() };
-            shut_down(workspace, std::mem::take(closing));
+            let code = process_exit_code(status);
+            shut_down(workspace, std::mem::take(closing), Some(code));
             call.answer_and_wait(reply);
-            return Some(process_exit_code(status));
+            return Some(code);
         }
         Outcome::Retire(old, reply) => {
             call.answer(reply);
@@ -503,7 +505,7 @@ fn answer(
             closing.push(handle);
         }
         Outcome::Stop => {
-            shut_down(workspace, std::mem::take(closing));
+            shut_down(workspace, std::mem::take(closing), None);
             call.answer_and_wait(Reply::ok());
             return Some(0);
         }
@@ -543,9 +545,11 @@ fn exit_code_of(status: PaneStatus) -> Option<i32> {
 }
 
 /// Close every pane at once (each grace period overlaps the others) and wait for them.
-fn shut_down(workspace: &mut Workspace, closing: Vec<JoinHandle<()>>) {
+fn shut_down(workspace: &mut Workspace, closing: Vec<JoinHandle<()>>, exit_code: Option<u8>) {
     #[cfg(unix)]
-    workspace.farewell_windows();
+    workspace.farewell_windows(exit_code);
+    #[cfg(not(unix))]
+    let _ = exit_code;
     let sessions: Vec<PaneSession> = workspace.take_all();
     std::thread::scope(|scope| {
         for session in sessions {

@@ -225,3 +225,21 @@ fn two_windows_on_one_server_show_what_one_types_and_keep_their_own_tabs() {
     assert!(ls.contains("1 window attached") && ls.matches(" running ").count() == 2, "{ls}");
     app.stop();
 }
+
+#[test]
+fn a_window_on_a_server_that_ends_with_its_program_exits_with_that_programs_code() {
+    let x = Xvfb::start();
+    let args = ["--exit-with-child", "-e", "sh", "-c", "echo ready; read answer; exit 7"];
+    let mut app = Windowed::start_with_env(&x, "attach-exit", &args, &[]);
+    wait_for("the program to start", || app.ctl(&["capture", "--pane", "1"]).contains("ready"));
+    type_line(&x, &app.window, "done");
+    // The server ends with the program (`--exit-with-child`), and the window with the server,
+    // with the program's code, as the window that owned its panes did.
+    let mut status = None;
+    wait_for("the window to end", || {
+        status = app.child.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    assert_eq!(status.and_then(|s| s.code()), Some(7), "the window's exit status");
+    let _ = std::fs::remove_dir_all(&app.runtime);
+}

@@ -173,7 +173,7 @@ fn drive(event_loop: EventLoop<UserEvent>, mut app: WindowApp) -> anyhow::Result
     }
     let code = app.exit_code.unwrap_or(0);
     match app.panes {
-        Panes::Local(mut server) => server.shut_down(),
+        Panes::Local(mut server) => server.shut_down(app.exit_code),
         // Whatever ended the window, the server keeps the panes.
         Panes::Remote(remote) => remote.detach(),
     }
@@ -429,7 +429,8 @@ impl WindowApp {
             Ok(None) => {}
             Err(None) => {
                 eprintln!("paddock: the paddock server stopped");
-                return self.stop(event_loop, 0);
+                let code = remote.exit_code().unwrap_or(0);
+                return self.stop(event_loop, code);
             }
             Err(Some(why)) => {
                 if self.attach_again() {
@@ -445,7 +446,8 @@ impl WindowApp {
         if !self.panes.mux().tabs().is_empty() {
             self.seen_tabs = true;
         } else if self.seen_tabs {
-            return self.stop(event_loop, 0);
+            let code = self.panes.remote().and_then(|r| r.exit_code()).unwrap_or(0);
+            return self.stop(event_loop, code);
         }
         // The view carries the panes' pulses.
         if self.config.desktop_notifications {

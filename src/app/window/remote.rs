@@ -54,6 +54,8 @@ pub struct Remote {
     take_new_focus: bool,
     /// The server's count of focus moves by control requests, as last seen.
     focus_moves: u64,
+    /// The exit code of the program the server ended with (`--exit-with-child`).
+    exit_code: Option<u8>,
 }
 
 impl Remote {
@@ -90,6 +92,7 @@ impl Remote {
             header_rows: 0,
             take_new_focus: true,
             focus_moves: 0,
+            exit_code: None,
         })
     }
 
@@ -145,6 +148,12 @@ impl Remote {
         self.looks =
             looks.filter_map(|(id, look)| Some((id, serde_json::from_value(look).ok()?))).collect();
         self.mux = mux;
+        self.exit_code = view.exit_code.or(self.exit_code);
+    }
+
+    /// The code of the program the server ended with (`--exit-with-child`), once it said so.
+    pub fn exit_code(&self) -> Option<u8> {
+        self.exit_code
     }
 
     fn send(&self, frame: ToServer) {

@@ -228,7 +228,11 @@ impl Workspace {
 
     /// The server stops: the attached windows are sent what they are owed, then let go.
     #[cfg(unix)]
-    pub fn farewell_windows(&mut self) {
+    pub fn farewell_windows(&mut self, exit_code: Option<u8>) {
+        if exit_code.is_some() && self.attached.any() {
+            let view = self.window_view(exit_code);
+            self.attached.show(&view);
+        }
         let panes = &self.panes;
         self.attached.farewell(|pane| panes.get(&pane).map(|e| &**e.session.terminal()));
     }
@@ -240,22 +244,29 @@ impl Workspace {
         if self.attached.any() {
             let panes = &self.panes;
             self.attached.catch_up(None, |pane| panes.get(&pane).map(|e| &**e.session.terminal()));
-            let looks = self
-                .mux
-                .all_panes()
-                .into_iter()
-                .filter_map(|(_, pane)| {
-                    // Plain data: serializing cannot fail.
-                    Some((pane.0, serde_json::to_value(self.look_of(pane)?).ok()?))
-                })
-                .collect();
-            let view = crate::ctl::protocol::WindowView {
-                layout: self.mux.layout_info(),
-                instance: self.describe(),
-                looks,
-                focus_moves: self.focus_moves,
-            };
+            let view = self.window_view(None);
             self.attached.show(&view);
+        }
+    }
+
+    /// What an attached window draws besides the panes' screens.
+    #[cfg(unix)]
+    fn window_view(&mut self, exit_code: Option<u8>) -> crate::ctl::protocol::WindowView {
+        let looks = self
+            .mux
+            .all_panes()
+            .into_iter()
+            .filter_map(|(_, pane)| {
+                // Plain data: serializing cannot fail.
+                Some((pane.0, serde_json::to_value(self.look_of(pane)?).ok()?))
+            })
+            .collect();
+        crate::ctl::protocol::WindowView {
+            layout: self.mux.layout_info(),
+            instance: self.describe(),
+            looks,
+            focus_moves: self.focus_moves,
+            exit_code,
         }
     }
 

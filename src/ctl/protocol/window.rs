@@ -21,6 +21,10 @@ pub struct WindowView {
     /// takes that focus (`paddock ctl focus` moves every window's).
     #[serde(default)]
     pub focus_moves: u64,
+    /// Set only in the last view of a server that ends with its first program
+    /// (`--exit-with-child`): that program's exit code, which the window exits with too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<u8>,
 }
 
 /// What a window's keys ask of the server, for the pane the window has focused.
