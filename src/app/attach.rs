@@ -111,6 +111,20 @@ enum Pace {
 }
 
 impl Window {
+    fn new(pid: Option<u32>, frames: Sender<(Arc<[u8]>, bool)>) -> Window {
+        Window {
+            pid,
+            frames,
+            gone: AtomicBool::new(false),
+            farewell: Mutex::new(None),
+            area: Mutex::new(None),
+            queued_bytes: AtomicUsize::new(0),
+            asked_bytes: AtomicUsize::new(0),
+            behind: Mutex::new(BTreeSet::new()),
+            catch_up_asked: AtomicBool::new(false),
+        }
+    }
+
     fn send(&self, frame: &Arc<[u8]>) {
         self.queue(frame, false);
     }
@@ -418,17 +432,7 @@ impl Attached {
             return Ok(());
         }
         let (frames, queued) = crossbeam_channel::bounded(QUEUED_FRAMES);
-        let window = Arc::new(Window {
-            pid: crate::ctl::connected_pid(&stream),
-            frames,
-            gone: AtomicBool::new(false),
-            farewell: Mutex::new(None),
-            area: Mutex::new(None),
-            queued_bytes: AtomicUsize::new(0),
-            asked_bytes: AtomicUsize::new(0),
-            behind: Mutex::new(BTreeSet::new()),
-            catch_up_asked: AtomicBool::new(false),
-        });
+        let window = Arc::new(Window::new(crate::ctl::connected_pid(&stream), frames));
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let (reading, writing) = (stream.try_clone()?, stream);
         let writer = window.clone();

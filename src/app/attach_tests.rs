@@ -1,7 +1,7 @@
 //! Pacing a window that cannot keep up: its chunks stop once it is a megabyte behind, and it is
 //! caught up with the pane's model as it stands, never dropped and never out of step.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::Receiver;
@@ -19,18 +19,7 @@ type Queue = Receiver<(Arc<[u8]>, bool)>;
 /// A window whose writer is the test: nothing is taken off its queue until the test reads it.
 fn window() -> (Arc<Window>, Queue) {
     let (frames, queued) = crossbeam_channel::bounded(super::QUEUED_FRAMES);
-    let window = Window {
-        pid: None,
-        frames,
-        gone: AtomicBool::new(false),
-        farewell: Mutex::new(None),
-        area: Mutex::new(None),
-        queued_bytes: AtomicUsize::new(0),
-        asked_bytes: AtomicUsize::new(0),
-        behind: Mutex::new(Default::default()),
-        catch_up_asked: AtomicBool::new(false),
-    };
-    (Arc::new(window), queued)
+    (Arc::new(Window::new(None, frames)), queued)
 }
 
 /// What the window's writer would send now, as its replica takes it.
