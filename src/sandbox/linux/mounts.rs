@@ -56,11 +56,15 @@ enum Role {
     Home,
 }
 
-/// A host path a view shows, opened (without following links) before anything is mounted over
-/// it, and where it is shown: where it is, but for the thread's home.
+/// A host path a view shows, copied (a detached copy of its mount tree, opened without
+/// following links) before anything is mounted, and where it is shown: where it is, but for
+/// the thread's home. Copied first, because the stage is mounted on a host path (/tmp) a lock
+/// folder may hold: a copy made later would carry the stage, the view's own system folders
+/// before they are read-only, within the lock folder.
 struct Source {
     at: PathBuf,
-    file: File,
+    tree: std::os::fd::OwnedFd,
+    is_dir: bool,
     role: Role,
 }
 
@@ -132,13 +136,8 @@ fn inside(stage: &Path, path: &Path) -> PathBuf {
 /// screen), and the session's runtime folder (Wayland, D-Bus, the keyring, the ssh agent)
 /// wherever $XDG_RUNTIME_DIR puts it.
 pub fn hidden_folders(resolved: &Resolved) -> Vec<PathBuf> {
-    // SAFETY: getuid(2).
-    let uid = unsafe { libc::getuid() };
-    let runtime =
-        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute());
-    [PathBuf::from(format!("/run/user/{uid}")), PathBuf::from("/tmp/.X11-unix")]
+    crate::sandbox::policy::session_folders()
         .into_iter()
-        .chain(runtime)
         .chain(resolved.control_folders.iter().cloned())
         .chain(resolved.home.as_deref().and_then(Path::parent).map(Path::to_owned))
         .collect()
@@ -240,8 +239,8 @@ fn assemble(stage: &Path, sources: &Sources, own_home: Option<&Path>) -> Result<
     // (a link or file put in its way) says how to start afresh.
     let home = sources.opened.iter().find(|s| s.role == Role::Home).map(|s| s.at.as_path());
     let in_home = |at: &Path| home.is_some_and(|home| at.starts_with(home) && at != home);
-    for Source { at, file, .. } in &sources.opened {
-        let is_dir = file.metadata().map(|m| m.is_dir()).unwrap_or(false);
+    for Source { at, tree, is_dir, .. } in &sources.opened {
+        let is_dir = *is_dir;
         let target = mount_point(stage, at, is_dir).map_err(|why| match own_home {
             Some(own) if in_home(at) => format!(
                 "{why} (in the thread's own home, which its programs may change: delete {} to \
@@ -250,7 +249,7 @@ fn assemble(stage: &Path, sources: &Sources, own_home: Option<&Path>) -> Result<
             ),
             _ => why,
         })?;
-        mount_descriptor(file, &target).map_err(|e| format!("{e} (showing {})", at.display()))?;
+        mount_tree(tree, &target).map_err(|e| format!("{e} (showing {})", at.display()))?;
     }
     // Pseudo-terminals of the lock's own. Best effort: a kernel that refuses a devpts in a user
     // namespace leaves the lock without new terminals, as without this, and nothing less locked.
@@ -372,7 +371,9 @@ fn open_source(sources: &mut Vec<Source>, path: &Path, role: Role) -> Result<(),
             path.display()
         )),
         Ok(file) => {
-            sources.push(Source { at: path.to_owned(), file, role });
+            let is_dir = file.metadata().map(|m| m.is_dir()).unwrap_or(false);
+            let tree = copy_tree(&file).map_err(|e| format!("{e} (showing {})", path.display()))?;
+            sources.push(Source { at: path.to_owned(), tree, is_dir, role });
             Ok(())
         }
         // A system folder or device this host does not have.
@@ -406,13 +407,10 @@ pub fn open_without_links(path: &Path) -> std::io::Result<File> {
     Ok(unsafe { File::from(std::os::fd::OwnedFd::from_raw_fd(fd as i32)) })
 }
 
-/// Mount what `source` is open on at the mount point `target` is open on, with everything
-/// mounted below it: a copy of its tree (open_tree) moved into place (move_mount), so no path
-/// is looked up again.
-fn mount_descriptor(source: &File, target: &MountPoint) -> Result<(), String> {
+/// A detached copy of what `source` is open on, with everything mounted below it now
+/// (open_tree), so no path is looked up again and nothing mounted later comes with it.
+fn copy_tree(source: &File) -> Result<std::os::fd::OwnedFd, String> {
     const OPEN_TREE_CLONE: libc::c_uint = 1;
-    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
-    const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
     // SAFETY: open_tree(2) on our descriptor with an empty path.
     let tree = unsafe {
         libc::syscall(
@@ -428,7 +426,13 @@ fn mount_descriptor(source: &File, target: &MountPoint) -> Result<(), String> {
         return Err(format!("cannot copy the mount: {}", std::io::Error::last_os_error()));
     }
     // SAFETY: the tree descriptor was just made and is ours alone.
-    let tree = unsafe { std::os::fd::OwnedFd::from_raw_fd(tree as i32) };
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(tree as i32) })
+}
+
+/// Mount a copied tree at the mount point `target` is open on (move_mount).
+fn mount_tree(tree: &std::os::fd::OwnedFd, target: &MountPoint) -> Result<(), String> {
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+    const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
     // SAFETY: move_mount(2) from our tree descriptor to our mount point's descriptor.
     let moved = unsafe {
         libc::syscall(

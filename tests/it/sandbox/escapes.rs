@@ -414,7 +414,7 @@ fn the_control_socket_stays_out_of_reach_when_a_lock_folder_holds_it() {
     let runtime = control.dir.display().to_string();
     let out = Command::new(PADDOCK)
         .args(["sandbox", "run", "--write", &runtime, "--", PYTHON, "-c", PROBE, "unix", &socket])
-        .env("XDG_RUNTIME_DIR", &control.dir)
+        .env("XDG_RUNTIME_DIR", &control.run)
         .env("HOME", &fx.home)
         .stdin(Stdio::null())
         .output()
@@ -517,4 +517,29 @@ fn a_linked_or_given_configuration_inside_the_lock_stays_read_only() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "err EROFS");
     assert_eq!(std::fs::read_to_string(&real).expect("real"), "()");
     assert_eq!(std::fs::read_to_string(&given).expect("given"), "()");
+}
+
+#[test]
+fn a_lock_given_the_temp_folder_sees_the_hosts_temp_folder_and_nothing_of_its_own_root() {
+    // The view is assembled on the host's /tmp before it becomes the root: a lock given /tmp
+    // must see the host's /tmp there, not the view's own root with the system's folders
+    // writable under it.
+    let fx = Fixture::new("tmp-grant");
+    let pid = std::process::id();
+    let shown = format!("/tmp/paddock-tmp-grant-{pid}");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        // Positive control: the host's /tmp is written.
+        (vec!["write".into(), shown.clone()], "ok"),
+        (vec!["write".into(), format!("/tmp/etc/paddock-escape-{pid}")], "err ENOENT"),
+        (vec!["write".into(), format!("/tmp/usr/paddock-escape-{pid}")], "err ENOENT"),
+        (vec!["listdir".into(), "/tmp/proc".into()], "err ENOENT"),
+    ];
+    check(&fx, &["--write", "/tmp"], &cases);
+    let written = std::fs::read_to_string(&shown);
+    let _ = std::fs::remove_file(&shown);
+    assert_eq!(written.expect("written through the lock"), "pwned");
+    for system in ["/etc", "/usr"] {
+        let escaped = std::path::Path::new(system).join(format!("paddock-escape-{pid}"));
+        assert!(!escaped.exists(), "{escaped:?} was written from the lock");
+    }
 }
