@@ -36,6 +36,12 @@ pub struct Policy {
     /// pane's own endpoint, in a folder below, may be let through.
     #[serde(default)]
     pub control_folders: Vec<PathBuf>,
+    /// The session's folders of sockets (the runtime folder: the session bus, the keyring,
+    /// Wayland, systemd's user manager; the X server's sockets): a locked program that could
+    /// write there could put a socket of its own in place of one the desktop's programs use,
+    /// so none is, or holds, a lock folder. A lock folder holding one is shown with it covered.
+    #[serde(default)]
+    pub session_folders: Vec<PathBuf>,
     /// The pane's own endpoint among `unix_sockets`: the one socket in the control folder a
     /// lock may reach.
     #[serde(default)]
@@ -74,6 +80,25 @@ pub enum Reach {
     AllowList,
     /// Everything the user can reach.
     Everything,
+}
+
+/// This user's session folders of sockets (`Policy::session_folders`): the runtime folder
+/// (`/run/user/<uid>`, and `$XDG_RUNTIME_DIR` where it names another) and the X server's
+/// sockets. None on Windows.
+pub fn session_folders() -> Vec<PathBuf> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getuid(2).
+        let uid = unsafe { libc::getuid() };
+        let runtime =
+            std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute());
+        let mut folders = vec![PathBuf::from(format!("/run/user/{uid}"))];
+        folders.extend(runtime.filter(|r| !folders.contains(r)));
+        folders.push(PathBuf::from("/tmp/.X11-unix"));
+        folders
+    }
+    #[cfg(not(unix))]
+    return Vec::new();
 }
 
 impl Policy {

@@ -94,6 +94,13 @@ pub enum ResolveError {
          there and pose as paddock to your windows; a lock never shows it"
     )]
     ControlFolderListed(PathBuf),
+    #[error(
+        "{path} is the session's folder of sockets {folder}, or lies in it: a locked program \
+         could put a socket of its own in place of the session bus's or the keyring's, which \
+         your desktop's programs would then talk to; a lock never shows it (a lock folder \
+         holding it is shown with it covered)"
+    )]
+    SessionFolderListed { path: PathBuf, folder: PathBuf },
     #[error("the socket {0} the lock lets through does not exist")]
     MissingSocket(PathBuf),
     #[error(
@@ -130,6 +137,12 @@ pub fn resolve(policy: &Policy, home: Option<&Path>) -> Result<Resolved, Resolve
         let control = control.canonicalize().unwrap_or_else(|_| control.to_owned());
         if let Some(path) = write.iter().chain(&read).find(|path| path.starts_with(&control)) {
             return Err(ResolveError::ControlFolderListed(path.clone()));
+        }
+    }
+    for folder in &policy.session_folders {
+        let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_owned());
+        if let Some(path) = write.iter().chain(&read).find(|path| path.starts_with(&folder)) {
+            return Err(ResolveError::SessionFolderListed { path: path.clone(), folder });
         }
     }
     for socket in &policy.control_sockets {
@@ -472,6 +485,27 @@ mod tests {
         }
         // A folder holding it is a lock folder; the view covers the control folder.
         assert!(resolve(&policy(vec![dir.clone()], vec![]), None).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_session_folders_and_what_is_in_them_are_never_lock_folders() {
+        let dir = scratch("session").canonicalize().expect("canonical");
+        let runtime = dir.join("run");
+        std::fs::create_dir_all(runtime.join("app")).expect("runtime folder");
+        let policy = |write: Vec<PathBuf>| Policy {
+            write,
+            session_folders: vec![runtime.clone()],
+            ..Policy::default()
+        };
+        for refused in [runtime.clone(), runtime.join("app")] {
+            assert_eq!(
+                resolve(&policy(vec![refused.clone()]), None).err(),
+                Some(ResolveError::SessionFolderListed { path: refused, folder: runtime.clone() })
+            );
+        }
+        // A folder holding it is a lock folder; the view covers the runtime folder.
+        assert!(resolve(&policy(vec![dir.clone()]), None).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

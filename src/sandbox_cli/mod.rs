@@ -67,6 +67,7 @@ pub fn run(verb: SandboxVerb, config: Option<&Path>) -> ExitCode {
             // Run from a pane: that instance's control socket must stay out of reach too.
             let policy = Policy {
                 control_folders: control_folders(),
+                session_folders: paddock::sandbox::policy::session_folders(),
                 control_sockets: std::env::var_os("PADDOCK_SOCKET")
                     .map(|socket| exposed_control_sockets(Path::new(&socket)))
                     .unwrap_or_default(),

@@ -36,6 +36,7 @@ pub fn print(thread: &str, config: Option<&Path>, exe: &Path) -> Result<()> {
         .or_else(|| std::env::var_os("PATH"));
     let policy = Policy {
         control_folders: control_folders(),
+        session_folders: paddock::sandbox::policy::session_folders(),
         ..policy_for(&lock_policy, &guarded_paths(config, exe))
     };
     let configured: Vec<PathBuf> = policy.read.clone();

@@ -168,11 +168,17 @@ pub(crate) fn distinct_colors(image: &crate::images::Image) -> usize {
     seen.len()
 }
 
-/// The runtime folder of the windowed test `name`.
+/// The folder of the windowed test `name`: its files, and `run` (`session_run`), the session's
+/// runtime folder (a lock folder may not be, or lie in, that one).
 pub(crate) fn runtime_dir(name: &str) -> PathBuf {
     let runtime = std::env::temp_dir().join(format!("pdk-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&runtime).expect("runtime dir");
+    std::fs::create_dir_all(session_run(&runtime)).expect("runtime dir");
     runtime
+}
+
+/// The session's runtime folder (`XDG_RUNTIME_DIR`) of the test folder `runtime`.
+pub(crate) fn session_run(runtime: &Path) -> PathBuf {
+    runtime.join("run")
 }
 
 /// The runtime folder of the windowed test `name`, and the configuration file `Windowed` reads
@@ -227,7 +233,7 @@ impl Windowed {
         command
             .args(args)
             .envs(env.iter().copied())
-            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_RUNTIME_DIR", session_run(&runtime))
             .env("XDG_CONFIG_HOME", runtime.join("config"))
             .stdout(Stdio::piped());
         // The server's log goes to the state folder: the test's own, unless it has one.

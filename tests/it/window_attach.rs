@@ -17,7 +17,7 @@ fn attach(x: &Xvfb, app: &Windowed) -> (Child, String) {
     let child = x
         .command(PADDOCK)
         .args(["attach", "--socket", &app.socket])
-        .env("XDG_RUNTIME_DIR", &app.runtime)
+        .env("XDG_RUNTIME_DIR", crate::window::session_run(&app.runtime))
         .env("XDG_CONFIG_HOME", app.runtime.join("config"))
         .stdin(Stdio::null())
         .spawn()

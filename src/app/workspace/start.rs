@@ -270,6 +270,7 @@ impl Workspace {
         let mut policy = Policy {
             control_sockets: crate::app::lock::exposed_control_sockets(&self.options.socket),
             control_folders: crate::app::lock::control_folders(),
+            session_folders: crate::sandbox::policy::session_folders(),
             ..crate::app::lock::policy_for(lock, &self.options.guarded)
         };
         policy.unix_sockets.extend(endpoint.map(Path::to_owned));

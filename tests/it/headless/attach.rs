@@ -254,7 +254,7 @@ fn paddock_server_is_the_headless_server_windows_attach_to() {
     let stdout = child.stdout.take().expect("stdout");
     std::io::BufReader::new(stdout).read_line(&mut line).expect("the socket path");
     let instance =
-        Instance { child, socket: line.trim_end().into(), runtime_dir: runtime.dir.clone() };
+        Instance { child, socket: line.trim_end().into(), runtime_dir: runtime.run.clone() };
     let window = TestWindow::attach(&instance);
     window.wait_for_text(1, "bash-");
     window.type_in(1, "echo served $((6*7))\r");

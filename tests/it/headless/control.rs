@@ -177,7 +177,9 @@ fn another_user_is_refused() {
     let runtime = Runtime::reachable_by_other_users();
     let instance = runtime.start(&["-e", "sleep", "1000"]);
     // Open the way on purpose (as a careless chmod would), so only the uid check stands.
-    for dir in [runtime.dir.as_path(), instance.socket.parent().expect("dir")] {
+    for dir in
+        [runtime.dir.as_path(), runtime.run.as_path(), instance.socket.parent().expect("dir")]
+    {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711)).expect("chmod");
     }
     // The other user runs its own copy of paddock: the one cargo built lies in the clone, which
@@ -234,7 +236,7 @@ fn finding_instances_none_one_several_and_stale() {
     assert!(text(&ctl.stderr).contains("no paddock instance is running"));
 
     // A socket left by a dead instance is removed when instances are looked for.
-    let dir = runtime.dir.join("paddock");
+    let dir = runtime.run.join("paddock");
     let first = runtime.start(&["-e", "sleep", "1000"]);
     let stale = dir.join("4000000.sock");
     drop(UnixListener::bind(&stale).expect("bind"));
@@ -331,7 +333,7 @@ fn bad_arguments_get_clear_messages() {
         .expect("run");
     assert_eq!(windowed.status.code(), Some(1), "{}", text(&windowed.stderr));
     assert!(text(&windowed.stderr).contains("paddock server"), "{}", text(&windowed.stderr));
-    let sockets = std::fs::read_dir(runtime.dir.join("paddock")).into_iter().flatten().count();
+    let sockets = std::fs::read_dir(runtime.run.join("paddock")).into_iter().flatten().count();
     assert_eq!(sockets, 0, "a server was started for no window");
     let missing = runtime.paddock(&["--headless", "-e", "/no/such/program"]).output().expect("run");
     assert_eq!(missing.status.code(), Some(1));

@@ -11,7 +11,7 @@ use super::{text, Runtime};
 #[test]
 fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
     let runtime = Runtime::new();
-    let control = runtime.dir.join("paddock");
+    let control = runtime.run.join("paddock");
     assert!(!control.exists(), "no instance has made the control folder yet");
     // paddock's own files are there to be guarded (a lock refuses a folder where they could
     // be made).
@@ -20,8 +20,8 @@ fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
     for own in ["state/paddock", "data/paddock"] {
         std::fs::create_dir_all(runtime.dir.join(own)).expect("folder");
     }
-    // A lock given the runtime folder before any instance ran: what it makes where the control
-    // folder would be stays in its own view.
+    // A lock given the folder holding the runtime folder before any instance ran: what it
+    // makes where the control folder would be stays in its own view.
     let plant = "import os, socket, sys, time\n\
         d = sys.argv[1]\n\
         try:\n\
@@ -67,7 +67,12 @@ fn a_lock_cannot_pose_as_the_server_to_windows_and_ctl() {
         let _ = lock.wait();
     }
 
-    // Neither control folder is ever a lock folder.
+    // Neither control folder is ever a lock folder, nor is the runtime folder holding one.
+    let mut run =
+        runtime.paddock(&["sandbox", "run", "--write", &runtime.run.display().to_string()]);
+    let out = run.args(["--", "true"]).output().expect("sandbox run");
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("the session's folder of sockets"), "{}", text(&out.stderr));
     for folder in [&control, &other] {
         let folder = folder.display().to_string();
         let mut run = runtime.paddock(&["sandbox", "run", "--write", &folder, "--", "true"]);

@@ -50,7 +50,7 @@ fn a_locked_pane_notifies_through_its_own_endpoint_and_nothing_more() {
     assert_eq!(panes, Some(2), "no tab was opened from inside the lock");
     assert!(!work.join("escaped").exists());
     // Another lock may not be handed this pane's endpoint.
-    let panes_folder = runtime.dir.join("paddock/panes");
+    let panes_folder = runtime.run.join("paddock/panes");
     let this_pane = std::fs::read_dir(&panes_folder)
         .expect("endpoints")
         .flatten()
@@ -107,7 +107,7 @@ fn the_instance_socket_refuses_a_client_inside_a_lock() {
         command.output().expect("run")
     };
     for listed in [&socket, &second_name] {
-        let out = locked_ctl(listed, Some(&runtime.dir));
+        let out = locked_ctl(listed, Some(&runtime.run));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(125), "{listed}: {stderr}");
         assert!(stderr.contains("is a paddock control socket"), "{stderr}");

@@ -28,9 +28,12 @@ use serde_json::Value;
 
 pub const PADDOCK: &str = env!("CARGO_BIN_EXE_paddock");
 
-/// A private runtime directory per test, so instances of parallel tests never meet.
+/// A private folder per test, so instances of parallel tests never meet: its `run` folder is
+/// the session's runtime folder (`XDG_RUNTIME_DIR`), beside the test's own files (a lock
+/// folder may not be, or lie in, the runtime folder).
 pub struct Runtime {
     pub dir: PathBuf,
+    pub run: PathBuf,
 }
 
 impl Runtime {
@@ -50,8 +53,9 @@ impl Runtime {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let dir = parent.join(format!("pdk-it-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create runtime dir");
-        Runtime { dir }
+        let run = dir.join("run");
+        std::fs::create_dir_all(&run).expect("create runtime dir");
+        Runtime { dir, run }
     }
 
     /// `paddock ARGS` with this runtime directory and nothing inherited that could pick another
@@ -60,7 +64,7 @@ impl Runtime {
         let mut command = Command::new(PADDOCK);
         command
             .args(args)
-            .env("XDG_RUNTIME_DIR", &self.dir)
+            .env("XDG_RUNTIME_DIR", &self.run)
             // No configuration unless a test writes one here (or passes --config).
             .env("XDG_CONFIG_HOME", self.dir.join("config"))
             .env("SHELL", "/bin/sh")
@@ -111,8 +115,8 @@ impl Runtime {
         let stdout = child.stdout.take().expect("stdout");
         BufReader::new(stdout).read_line(&mut line).expect("read the socket path");
         let socket = PathBuf::from(line.trim_end());
-        assert!(socket.starts_with(&self.dir), "socket {socket:?} in the runtime dir");
-        Instance { child, socket, runtime_dir: self.dir.clone() }
+        assert!(socket.starts_with(&self.dir), "socket {socket:?} in the test's folder");
+        Instance { child, socket, runtime_dir: self.run.clone() }
     }
 }
 

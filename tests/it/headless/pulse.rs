@@ -233,7 +233,7 @@ fn ls_watch_keeps_answering() {
     let mut watch = std::process::Command::new(super::PADDOCK)
         .args(["ls", "--watch", "--json", "--socket"])
         .arg(&instance.socket)
-        .env("XDG_RUNTIME_DIR", &runtime.dir)
+        .env("XDG_RUNTIME_DIR", &runtime.run)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("paddock ls --watch");
