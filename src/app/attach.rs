@@ -42,6 +42,10 @@ const QUEUED_FRAMES: usize = 512;
 pub const SNAPSHOT_SCROLLBACK: usize = 1000;
 /// The most scrollback rows one request gets.
 const MOST_ROWS_ASKED: usize = 10_000;
+/// Row requests of one window waiting for the main loop: its reader reads no further until
+/// they are served (a window that asks faster than rows are read out stalls itself, not the
+/// server).
+const MOST_ROWS_PENDING: usize = 16;
 /// Bytes queued for one window past which a pane's chunks are skipped for it (see the top).
 const BEHIND_BYTES: usize = 1 << 20;
 /// Frames queued for one window past which a pane's chunks are skipped for it.
@@ -100,6 +104,8 @@ struct Window {
     behind: Mutex<BTreeSet<u32>>,
     /// Its writer asked the main loop to catch it up, and that is not done yet.
     catch_up_asked: AtomicBool,
+    /// Its row requests the main loop has not served yet (`MOST_ROWS_PENDING`).
+    rows_pending: AtomicUsize,
 }
 
 /// What a pane's next chunk means for one window.
@@ -122,6 +128,7 @@ impl Window {
             asked_bytes: AtomicUsize::new(0),
             behind: Mutex::new(BTreeSet::new()),
             catch_up_asked: AtomicBool::new(false),
+            rows_pending: AtomicUsize::new(0),
         }
     }
 
@@ -314,12 +321,18 @@ impl Attached {
         &self,
         from: &WindowHandle,
         pane: PaneId,
-        session: &PaneSession,
+        session: Option<&PaneSession>,
         before: u64,
         count: usize,
     ) {
+        let window = &from.0;
+        window.rows_pending.fetch_sub(1, Ordering::AcqRel);
+        // Asked by a window gone meanwhile, nobody reads them; of a pane gone, there are none.
+        let Some(session) = session.filter(|_| !window.gone.load(Ordering::Acquire)) else {
+            return;
+        };
         let (first, rows) = lock(session.terminal()).scrollback_rows(before, count);
-        from.0.queue(&ToWindow::Rows { pane: pane.0, first, rows }.encode().into(), true);
+        window.queue(&ToWindow::Rows { pane: pane.0, first, rows }.encode().into(), true);
     }
 
     /// Send each pane `from` is behind on its snapshot, once `from` has drained (on its
@@ -531,12 +544,21 @@ fn read_from(stream: UnixStream, window: &Arc<Window>, input: &Sender<FromWindow
                 let size = TermSize::new(usize::from(cols), usize::from(rows));
                 FromWindow::Area { from: from(), size }
             }
-            Ok(ToServer::Scrollback { pane, before, count }) => FromWindow::Scrollback {
-                from: from(),
-                pane: PaneId(pane),
-                before,
-                count: (count as usize).min(MOST_ROWS_ASKED),
-            },
+            Ok(ToServer::Scrollback { pane, before, count }) => {
+                while window.rows_pending.load(Ordering::Acquire) >= MOST_ROWS_PENDING {
+                    if window.gone.load(Ordering::Acquire) {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                window.rows_pending.fetch_add(1, Ordering::AcqRel);
+                FromWindow::Scrollback {
+                    from: from(),
+                    pane: PaneId(pane),
+                    before,
+                    count: (count as usize).min(MOST_ROWS_ASKED),
+                }
+            }
             Ok(ToServer::Act(action)) => FromWindow::Act { from: from(), action },
             Ok(ToServer::Detach) => break None,
             Ok(ToServer::Hello { .. }) => break Some("a second hello".into()),

@@ -148,9 +148,27 @@ pub fn is_kept_record(path: &Path) -> bool {
     parent.is_some() && parent == folder().as_deref().and_then(canonical)
 }
 
-/// A record, if it reads as one.
+/// The largest record read: a server's panes take a few hundred bytes each.
+const MOST_RECORD_BYTES: u64 = 1 << 20;
+
+/// A record, if it reads as one: a plain file of ours (not a link, and not a FIFO or device
+/// put there to hang the reader), of at most `MOST_RECORD_BYTES`.
 pub fn read(path: &Path) -> Option<Record> {
-    let bytes = std::fs::read(path).ok()?;
+    use std::io::Read;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    // SAFETY: getuid(2).
+    let ours = meta.uid() == unsafe { libc::getuid() };
+    if !meta.is_file() || !ours || meta.len() > MOST_RECORD_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MOST_RECORD_BYTES).read_to_end(&mut bytes).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -163,10 +181,13 @@ pub fn notice(records: &[Record], threads: &[String], restart: Option<&str>) -> 
     for record in records {
         text.push_str(&format!("\nServer {} had {} panes:\n", record.pid, record.panes.len()));
         for pane in &record.panes {
-            let thread =
-                pane.thread.as_deref().map(|t| format!(" (thread {t})")).unwrap_or_default();
-            let command = crate::sandbox::visible(&pane.command.join(" "));
-            text.push_str(&format!("  pane {} in tab {}{thread}: {command}\n", pane.id, pane.tab));
+            // A record is a file anyone of this uid could have written: shown, never run.
+            let visible = crate::sandbox::visible;
+            let thread = pane.thread.as_deref().map(|t| format!(" (thread {})", visible(t)));
+            let thread = thread.unwrap_or_default();
+            let command = visible(&pane.command.join(" "));
+            let tab = visible(&pane.tab);
+            text.push_str(&format!("  pane {} in tab {tab}{thread}: {command}\n", pane.id));
         }
     }
     text.push('\n');
@@ -228,6 +249,31 @@ mod tests {
     }
 
     #[test]
+    fn only_a_plain_file_of_a_records_size_reads_as_a_record() {
+        let dir = std::env::temp_dir().join(format!("paddock-lost-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        let record = Record { pid: 7, boot: None, started: 0, panes: vec![] };
+        let plain = dir.join("7.json");
+        std::fs::write(&plain, serde_json::to_vec(&record).expect("json")).expect("write");
+        assert!(read(&plain).is_some(), "a record reads");
+        // A FIFO would hang a reader that waits for its writer.
+        let fifo = dir.join("8.json");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: mkfifo(3) with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        assert!(read(&fifo).is_none());
+        let huge = dir.join("9.json");
+        let padding = " ".repeat(MOST_RECORD_BYTES as usize);
+        let text = format!("{}{padding}", serde_json::to_string(&record).expect("json"));
+        std::fs::write(&huge, text).expect("write");
+        assert!(read(&huge).is_none(), "a record past the size is not read whole");
+        let link = dir.join("10.json");
+        std::os::unix::fs::symlink(&plain, &link).expect("link");
+        assert!(read(&link).is_none(), "a link is not followed");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn the_notice_names_each_lost_pane_and_the_key() {
         let pane = |id: u32, thread: Option<&str>| LostPane {
             id,
@@ -235,14 +281,21 @@ mod tests {
             thread: thread.map(str::to_owned),
             command: vec!["claude".into(), "--resume\x1b[2J".into()],
         };
+        // A forged record's tab and thread are shown as text too.
+        let forged = LostPane {
+            id: 3,
+            tab: "\x1b]0;FAKE\x07\x1b[2J".into(),
+            thread: Some("\x1b[8m".into()),
+            command: vec![],
+        };
         let record = Record {
             pid: 42,
             boot: None,
             started: 0,
-            panes: vec![pane(1, Some("a")), pane(2, None)],
+            panes: vec![pane(1, Some("a")), pane(2, None), forged],
         };
         let text = notice(&[record], &["a".into()], Some("Ctrl+Shift+R"));
-        assert!(text.contains("Server 42 had 2 panes"), "{text}");
+        assert!(text.contains("Server 42 had 3 panes"), "{text}");
         assert!(text.contains("pane 1 in tab agents (thread a): claude --resume"), "{text}");
         assert!(!text.contains('\x1b'), "control characters are shown, not run: {text:?}");
         assert!(text.contains("Ctrl+Shift+R in this tab starts the configured threads (a)"));

@@ -183,9 +183,8 @@ impl Workspace {
                 }
             }
             FromWindow::Scrollback { from, pane, before, count } => {
-                if let Some(entry) = self.panes.get(&pane) {
-                    self.attached.send_rows(&from, pane, &entry.session, before, count);
-                }
+                let session = self.panes.get(&pane).map(|entry| &entry.session);
+                self.attached.send_rows(&from, pane, session, before, count);
             }
             FromWindow::CaughtUp { from } => {
                 let panes = &self.panes;
