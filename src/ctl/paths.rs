@@ -37,8 +37,11 @@ pub fn socket_dirs() -> Vec<PathBuf> {
         .filter(|p| p.is_absolute())
         .unwrap_or_else(|| PathBuf::from(format!("/run/user/{}", own_uid())))
         .join("paddock");
+    // And where a launcher with neither TMPDIR nor XDG_RUNTIME_DIR looks.
+    let tmp = PathBuf::from(format!("/tmp/paddock-{}", own_uid()));
+    let run = PathBuf::from(format!("/run/user/{}/paddock", own_uid()));
     let mut dirs = vec![now];
-    for other in [temp, runtime] {
+    for other in [temp, runtime, tmp, run] {
         if !dirs.contains(&other) {
             dirs.push(other);
         }

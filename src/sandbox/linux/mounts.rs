@@ -88,7 +88,7 @@ pub fn build(
     // Asked before the stage hides the host's /tmp.
     let hidden = hidden_folders(resolved);
     mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
-    let sources = open_sources(resolved, home, tty, exe)?;
+    let sources = open_sources(resolved, home, tty, exe, &hidden)?;
     let stage = Path::new(STAGE);
     assemble(stage, &sources, resolved.home.as_deref())?;
     hide(stage, &hidden, resolved)?;
@@ -150,6 +150,7 @@ fn open_sources(
     home: Option<&Path>,
     tty: Option<&Path>,
     exe: Option<&Path>,
+    hidden: &[PathBuf],
 ) -> Result<Sources, String> {
     let mut sources: Vec<Source> = Vec::new();
     let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
@@ -182,15 +183,24 @@ fn open_sources(
     for path in &resolved.write {
         open_source(&mut sources, path, Role::Write)?;
     }
-    // Every folder between a writable folder and a protected path is a mount point of its own,
-    // so it cannot be renamed away with the protection inside (`mv .git .git2; mkdir .git`).
-    for path in &resolved.protect {
+    // Every folder between a writable folder and a protected path, or a hidden folder that
+    // is there to cover, is a mount point of its own, so it cannot be renamed away with the
+    // protection or the cover inside (`mv .git .git2; mkdir .git`; `mv share share2`, and the
+    // threads' homes under it are no longer covered, nor the session bus's folder).
+    let shown_between = |path: &Path, sources: &mut Vec<Source>| -> Result<(), String> {
         for folder in resolved.write.iter().filter(|w| path.starts_with(w)) {
             let between = path.ancestors().skip(1).take_while(|a| *a != folder.as_path());
             for ancestor in between {
-                open_source(&mut sources, ancestor, Role::Write)?;
+                open_source(sources, ancestor, Role::Write)?;
             }
         }
+        Ok(())
+    };
+    for path in hidden.iter().filter(|h| h.is_dir()) {
+        shown_between(path, &mut sources)?;
+    }
+    for path in &resolved.protect {
+        shown_between(path, &mut sources)?;
         open_source(&mut sources, path, Role::Protect)?;
     }
     // paddock itself, read-only, so that `paddock ctl notify` runs inside (a writable folder
@@ -329,7 +339,10 @@ fn set_access(
     for path in writable() {
         set_mount_attrs(path, 0, MOUNT_ATTR_RDONLY)?;
     }
-    let in_writable = |p: &Path| writable().any(|w| p.starts_with(w) && p != w);
+    // A read folder that is a writable one's place too (`read: ["/tmp"]` over the pane's own
+    // /tmp) is read-only as well; one listed as writable stays so.
+    let in_writable =
+        |p: &Path| writable().any(|w| p.starts_with(w)) && !resolved.write.iter().any(|w| w == p);
     for path in read_only.iter().filter(|p| in_writable(p)) {
         set_mount_attrs(path, MOUNT_ATTR_RDONLY, 0)?;
     }

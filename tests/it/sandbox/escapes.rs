@@ -535,6 +535,10 @@ fn a_lock_given_the_temp_folder_sees_the_hosts_temp_folder_and_nothing_of_its_ow
         (vec!["listdir".into(), "/tmp/proc".into()], "err ENOENT"),
     ];
     check(&fx, &["--write", "/tmp"], &cases);
+    // Given to read, the host's /tmp is read-only where the pane's own /tmp would be.
+    let read = vec![(vec!["write".into(), format!("/tmp/paddock-tmp-read-{pid}")], "err EROFS")];
+    check(&fx, &["--read", "/tmp"], &read);
+    assert!(!std::path::Path::new(&format!("/tmp/paddock-tmp-read-{pid}")).exists());
     let written = std::fs::read_to_string(&shown);
     let _ = std::fs::remove_file(&shown);
     assert_eq!(written.expect("written through the lock"), "pwned");
@@ -542,4 +546,38 @@ fn a_lock_given_the_temp_folder_sees_the_hosts_temp_folder_and_nothing_of_its_ow
         let escaped = std::path::Path::new(system).join(format!("paddock-escape-{pid}"));
         assert!(!escaped.exists(), "{escaped:?} was written from the lock");
     }
+}
+
+/// A covered folder deep in a lock folder cannot be moved out from under its cover: every
+/// folder between is a mount point of its own (found by an attack on the binary: renaming the
+/// runtime folder's parent, then making it again, put a socket of the lock's where the session
+/// bus's would be).
+#[test]
+fn the_folders_above_a_covered_folder_cannot_be_renamed() {
+    let fx = Fixture::new("covered-parents");
+    let run = fx.lock.join("a/b/run");
+    std::fs::create_dir_all(&run).expect("runtime folder");
+    let _bus = UnixListener::bind(run.join("bus")).expect("bus listener");
+    let lock = fx.lock.display().to_string();
+    let probe = |args: &[&str]| {
+        let out = Command::new(PADDOCK)
+            .args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", PROBE])
+            .args(args)
+            .env("XDG_RUNTIME_DIR", &run)
+            .env("HOME", &fx.home)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (String::from_utf8_lossy(&out.stdout).trim().to_owned(), stderr)
+    };
+    for (from, to) in [("lock/a", "lock/a2"), ("lock/a/b", "lock/a/b2")] {
+        let (found, stderr) = probe(&["rename", &fx.path(from), &fx.path(to)]);
+        assert_eq!(found, "err EBUSY", "{from}: {stderr}");
+    }
+    // Positive control: a folder beside them is the lock's to rename.
+    std::fs::create_dir_all(fx.lock.join("c")).expect("folder");
+    let (found, stderr) = probe(&["rename", &fx.path("lock/c"), &fx.path("lock/c2")]);
+    assert_eq!(found, "ok", "{stderr}");
+    assert!(run.join("bus").exists() && fx.lock.join("c2").is_dir());
 }
