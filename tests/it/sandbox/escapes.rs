@@ -434,20 +434,7 @@ fn the_session_runtime_folder_is_hidden_inside_a_lock_folder() {
     std::fs::create_dir_all(&run).expect("runtime folder");
     let _bus = UnixListener::bind(run.join("bus")).expect("bus listener");
     let _other = UnixListener::bind(fx.lock.join("other.sock")).expect("other listener");
-    let lock = fx.lock.display().to_string();
-    let probe = |socket: &str, extra: &[&str]| {
-        let out = Command::new(PADDOCK)
-            .args(["sandbox", "run", "--write", &lock])
-            .args(extra)
-            .args(["--", PYTHON, "-c", PROBE, "unix", socket])
-            .env("XDG_RUNTIME_DIR", &run)
-            .env("HOME", &fx.home)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        (String::from_utf8_lossy(&out.stdout).trim().to_owned(), stderr)
-    };
+    let probe = |socket: &str, extra: &[&str]| with_runtime(&fx, &run, extra, &["unix", socket]);
     let (found, stderr) = probe(&fx.path("lock/run/bus"), &[]);
     assert_eq!(found, "err ENOENT", "{stderr}");
     let other = fx.path("lock/other.sock");
@@ -558,19 +545,7 @@ fn the_folders_above_a_covered_folder_cannot_be_renamed() {
     let run = fx.lock.join("a/b/run");
     std::fs::create_dir_all(&run).expect("runtime folder");
     let _bus = UnixListener::bind(run.join("bus")).expect("bus listener");
-    let lock = fx.lock.display().to_string();
-    let probe = |args: &[&str]| {
-        let out = Command::new(PADDOCK)
-            .args(["sandbox", "run", "--write", &lock, "--", PYTHON, "-c", PROBE])
-            .args(args)
-            .env("XDG_RUNTIME_DIR", &run)
-            .env("HOME", &fx.home)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        (String::from_utf8_lossy(&out.stdout).trim().to_owned(), stderr)
-    };
+    let probe = |args: &[&str]| with_runtime(&fx, &run, &[], args);
     for (from, to) in [("lock/a", "lock/a2"), ("lock/a/b", "lock/a/b2")] {
         let (found, stderr) = probe(&["rename", &fx.path(from), &fx.path(to)]);
         assert_eq!(found, "err EBUSY", "{from}: {stderr}");
@@ -580,4 +555,26 @@ fn the_folders_above_a_covered_folder_cannot_be_renamed() {
     let (found, stderr) = probe(&["rename", &fx.path("lock/c"), &fx.path("lock/c2")]);
     assert_eq!(found, "ok", "{stderr}");
     assert!(run.join("bus").exists() && fx.lock.join("c2").is_dir());
+}
+
+/// The probe's line and the lock's stderr for `args`, in a lock on `fx.lock` (with `extra`)
+/// launched with the session's runtime folder at `run`.
+fn with_runtime(
+    fx: &Fixture,
+    run: &std::path::Path,
+    extra: &[&str],
+    args: &[&str],
+) -> (String, String) {
+    let out = Command::new(PADDOCK)
+        .args(["sandbox", "run", "--write", &fx.lock.display().to_string()])
+        .args(extra)
+        .args(["--", PYTHON, "-c", PROBE])
+        .args(args)
+        .env("XDG_RUNTIME_DIR", run)
+        .env("HOME", &fx.home)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (String::from_utf8_lossy(&out.stdout).trim().to_owned(), stderr)
 }
