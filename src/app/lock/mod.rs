@@ -56,12 +56,16 @@ pub fn with_home(
     Ok(policy)
 }
 
-/// paddock's own configuration and state folders: protected wherever they fall inside a lock,
-/// so a locked agent cannot rewrite its own lock, approvals or audit log. The state folder is
+/// paddock's own configuration, state and data folders: protected wherever they fall inside a
+/// lock, so a locked agent cannot rewrite its own lock, approvals or audit log, nor another
+/// thread's home or worktree. The state folder is
 /// the vault's (`vault::state_folder`), the one definition on every OS.
 pub fn guarded_folders() -> Vec<PathBuf> {
     let config = crate::config::default_path().and_then(|p| p.parent().map(Path::to_owned));
-    config.into_iter().chain(crate::vault::state_folder()).collect()
+    // The data folder holds the threads' homes and worktrees and the broker's bundles: one
+    // thread's lock may not write another's.
+    let data = dirs::data_dir().map(|dir| dir.join("paddock"));
+    config.into_iter().chain(crate::vault::state_folder()).chain(data).collect()
 }
 
 /// Everything of paddock's that every lock guards: `guarded_folders`, the default configuration

@@ -578,3 +578,33 @@ fn with_runtime(
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (String::from_utf8_lossy(&out.stdout).trim().to_owned(), stderr)
 }
+
+/// paddock's data folder (the threads' homes and worktrees, the broker's bundles) stays
+/// read-only in a lock folder that holds it (found by an attack on the binary: a lock on
+/// `~/.local` wrote into another thread's worktree).
+#[test]
+fn paddocks_data_folder_inside_a_lock_folder_stays_read_only() {
+    let fx = Fixture::new("data-folder");
+    let data = fx.lock.join("data");
+    let worktree = data.join("paddock/worktrees/r1/branch");
+    std::fs::create_dir_all(&worktree).expect("a worktree");
+    let planted = worktree.join("planted");
+    let beside = data.join("beside");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["write".into(), planted.display().to_string()], "err EROFS"),
+        (vec!["mkdir".into(), data.join("paddock/broker").display().to_string()], "err EROFS"),
+        // Positive control: the rest of the folder holding it is the lock's.
+        (vec!["write".into(), beside.display().to_string()], "ok"),
+    ];
+    let mut wrong = Vec::new();
+    for (args, expected) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = fx.command(&[], &args).env("XDG_DATA_HOME", &data).output().expect("run");
+        let found = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        if found != *expected {
+            wrong.push(format!("{args:?}: {found} {}", String::from_utf8_lossy(&out.stderr)));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(!planted.exists() && beside.exists());
+}
