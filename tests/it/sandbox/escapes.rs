@@ -511,7 +511,12 @@ fn a_lock_given_the_temp_folder_sees_the_hosts_temp_folder_and_nothing_of_its_ow
     // The view is assembled on the host's /tmp before it becomes the root: a lock given /tmp
     // must see the host's /tmp there, not the view's own root with the system's folders
     // writable under it.
-    let fx = Fixture::new("tmp-grant");
+    let mut fx = Fixture::new("tmp-grant");
+    // Home and configuration folders outside /tmp: a lock folder holding the home, or where
+    // paddock's configuration would be, is refused, and a clone (the fixture's folders with
+    // it) may lie in /tmp.
+    fx.home = std::path::PathBuf::from("/nonexistent-paddock-home");
+    fx.config_home = fx.home.join(".config");
     let pid = std::process::id();
     let shown = format!("/tmp/paddock-tmp-grant-{pid}");
     let cases: Vec<(Vec<String>, &str)> = vec![
