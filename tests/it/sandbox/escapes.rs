@@ -507,6 +507,48 @@ fn a_linked_or_given_configuration_inside_the_lock_stays_read_only() {
 }
 
 #[test]
+fn a_lock_given_the_temp_folder_sees_the_hosts_temp_folder_and_nothing_of_its_own_root() {
+    // The view is assembled on the host's /tmp before it becomes the root: a lock given /tmp
+    // must see the host's /tmp there, not the view's own root with the system's folders
+    // writable under it.
+    let mut fx = Fixture::new("tmp-grant");
+    // Home and configuration folders outside /tmp: a lock folder holding the home, or where
+    // paddock's configuration would be, is refused, and a clone (the fixture's folders with
+    // it) may lie in /tmp.
+    fx.home = std::path::PathBuf::from("/nonexistent-paddock-home");
+    fx.config_home = fx.home.join(".config");
+    // A copy of paddock of its own: the one cargo built has a second name (a hard link), which
+    // a lock folder holding it refuses, and a clone may lie in /tmp.
+    fx.exe = fx.root.join("paddock");
+    std::fs::copy(PADDOCK, &fx.exe).expect("a copy of paddock");
+    let pid = std::process::id();
+    let shown = format!("/tmp/paddock-tmp-grant-{pid}");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        // Positive control: the host's /tmp is written.
+        (vec!["write".into(), shown.clone()], "ok"),
+        (vec!["write".into(), format!("/tmp/etc/paddock-escape-{pid}")], "err ENOENT"),
+        (vec!["write".into(), format!("/tmp/usr/paddock-escape-{pid}")], "err ENOENT"),
+        (vec!["listdir".into(), "/tmp/proc".into()], "err ENOENT"),
+    ];
+    check(&fx, &["--write", "/tmp"], &cases);
+    // Given to read, the host's /tmp is read-only where the pane's own /tmp would be.
+    let read = vec![(vec!["write".into(), format!("/tmp/paddock-tmp-read-{pid}")], "err EROFS")];
+    check(&fx, &["--read", "/tmp"], &read);
+    assert!(!std::path::Path::new(&format!("/tmp/paddock-tmp-read-{pid}")).exists());
+    let written = std::fs::read_to_string(&shown);
+    let _ = std::fs::remove_file(&shown);
+    assert_eq!(written.expect("written through the lock"), "pwned");
+    for system in ["/etc", "/usr"] {
+        let escaped = std::path::Path::new(system).join(format!("paddock-escape-{pid}"));
+        assert!(!escaped.exists(), "{escaped:?} was written from the lock");
+    }
+}
+
+/// A covered folder deep in a lock folder cannot be moved out from under its cover: every
+/// folder between is a mount point of its own (found by an attack on the binary: renaming the
+/// runtime folder's parent, then making it again, put a socket of the lock's where the session
+/// bus's would be).
+#[test]
 fn the_folders_above_a_covered_folder_cannot_be_renamed() {
     let fx = Fixture::new("covered-parents");
     let run = fx.lock.join("a/b/run");

@@ -30,6 +30,8 @@ pub struct Fixture {
     /// `XDG_CONFIG_HOME` for the locked command (paddock's configuration folder is protected
     /// where it falls inside the lock).
     pub config_home: PathBuf,
+    /// The paddock that runs the lock (the one cargo built, unless a test needs a copy).
+    pub exe: PathBuf,
 }
 
 impl Fixture {
@@ -43,6 +45,7 @@ impl Fixture {
             outside: root.join("outside"),
             home: root.join("home"),
             config_home: root.join("config"),
+            exe: PathBuf::from(PADDOCK),
             root,
         };
         for dir in
@@ -77,7 +80,7 @@ impl Fixture {
     pub fn command(&self, extra: &[&str], args: &[&str]) -> Command {
         let lock = self.lock.display().to_string();
         let ro = self.ro.display().to_string();
-        let mut command = Command::new(PADDOCK);
+        let mut command = Command::new(&self.exe);
         command
             .args(["sandbox", "run", "--write", &lock, "--read", &ro])
             .args(extra)
