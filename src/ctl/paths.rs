@@ -27,21 +27,21 @@ pub fn socket_dir() -> PathBuf {
     }
 }
 
-/// Every folder `socket_dir` could give for this user: the one it gives now first, then the
-/// runtime folder's (`/run/user/<uid>` where no runtime directory is set) or the temp one.
+/// Every folder `socket_dir` could give for this user, the one it gives now first: the
+/// runtime folder's and the temp folder's as this environment names them, and as a launcher
+/// with neither `XDG_RUNTIME_DIR` nor `TMPDIR` would (`/run/user/<uid>`, `/tmp`).
 pub fn socket_dirs() -> Vec<PathBuf> {
-    let now = socket_dir();
-    let temp = std::env::temp_dir().join(format!("paddock-{}", own_uid()));
-    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| PathBuf::from(format!("/run/user/{}", own_uid())))
-        .join("paddock");
-    // And where a launcher with neither TMPDIR nor XDG_RUNTIME_DIR looks.
-    let tmp = PathBuf::from(format!("/tmp/paddock-{}", own_uid()));
-    let run = PathBuf::from(format!("/run/user/{}/paddock", own_uid()));
-    let mut dirs = vec![now];
-    for other in [temp, runtime, tmp, run] {
+    let uid = own_uid();
+    let runtime =
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute());
+    let others = [
+        Some(std::env::temp_dir().join(format!("paddock-{uid}"))),
+        runtime.map(|runtime| runtime.join("paddock")),
+        Some(PathBuf::from(format!("/tmp/paddock-{uid}"))),
+        Some(PathBuf::from(format!("/run/user/{uid}/paddock"))),
+    ];
+    let mut dirs = vec![socket_dir()];
+    for other in others.into_iter().flatten() {
         if !dirs.contains(&other) {
             dirs.push(other);
         }

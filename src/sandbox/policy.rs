@@ -30,7 +30,7 @@ pub struct Policy {
     /// so a lock that would show one (in a `write` or `read` folder) is refused.
     #[serde(default)]
     pub control_sockets: Vec<PathBuf>,
-    /// The folders instances' control sockets are made in (the one in use, and the one a
+    /// The folders instances' control sockets are made in (the one in use, and those a
     /// launcher with another environment would use): none of them may be let through
     /// (`unix_sockets`), be a lock folder or lie in one that the view does not cover. A locked
     /// pane's own endpoint, in a folder below, may be let through.
@@ -39,7 +39,7 @@ pub struct Policy {
     /// The session's folders of sockets (the runtime folder: the session bus, the keyring,
     /// Wayland, systemd's user manager; the X server's sockets): a locked program that could
     /// write there could put a socket of its own in place of one the desktop's programs use,
-    /// so none is, or holds, a lock folder. A lock folder holding one is shown with it covered.
+    /// so no lock folder is one or lies in one. A lock folder holding one shows it covered.
     #[serde(default)]
     pub session_folders: Vec<PathBuf>,
     /// The pane's own endpoint among `unix_sockets`: the one socket in the control folder a

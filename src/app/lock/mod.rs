@@ -58,8 +58,8 @@ pub fn with_home(
 
 /// paddock's own configuration, state and data folders: protected wherever they fall inside a
 /// lock, so a locked agent cannot rewrite its own lock, approvals or audit log, nor another
-/// thread's home or worktree. The state folder is
-/// the vault's (`vault::state_folder`), the one definition on every OS.
+/// thread's home or worktree. The state folder is the vault's (`vault::state_folder`), the one
+/// definition on every OS.
 pub fn guarded_folders() -> Vec<PathBuf> {
     let config = crate::config::default_path().and_then(|p| p.parent().map(Path::to_owned));
     // The data folder holds the threads' homes and worktrees and the broker's bundles: one
@@ -96,10 +96,9 @@ pub fn exposed_control_sockets(socket: &Path) -> Vec<PathBuf> {
 }
 
 /// The folders instances' control sockets are made in, which every lock hides and none may
-/// let a socket through from (`Policy::control_folders`): the one in use, and the other one
-/// paddock could use for this user (`$XDG_RUNTIME_DIR/paddock` or `<temp>/paddock-<uid>`), since
-/// a window or `paddock ctl` started with another environment looks there. None where there is
-/// no control socket.
+/// let a socket through from (`Policy::control_folders`): the one in use, and every other one
+/// paddock could use for this user (`ctl::socket_dirs`), since a window or `paddock ctl`
+/// started with another environment looks there. None where there is no control socket.
 pub fn control_folders() -> Vec<PathBuf> {
     #[cfg(unix)]
     {

@@ -187,10 +187,7 @@ impl Workspace {
                 self.attached.send_rows(&from, pane, session, before, count);
             }
             FromWindow::CaughtUp { from } => {
-                let panes = &self.panes;
-                self.attached.catch_up(Some(&from), |pane| {
-                    panes.get(&pane).map(|e| &**e.session.terminal())
-                });
+                self.attached.catch_up(Some(&from), models(&self.panes));
             }
         }
     }
@@ -232,8 +229,7 @@ impl Workspace {
             let view = self.window_view(exit_code);
             self.attached.show(&view);
         }
-        let panes = &self.panes;
-        self.attached.farewell(|pane| panes.get(&pane).map(|e| &**e.session.terminal()));
+        self.attached.farewell(models(&self.panes));
     }
 
     /// Tell the attached windows of the tabs, splits and panes as they are now (when any is
@@ -241,8 +237,7 @@ impl Workspace {
     #[cfg(unix)]
     pub fn sync_windows(&mut self) {
         if self.attached.any() {
-            let panes = &self.panes;
-            self.attached.catch_up(None, |pane| panes.get(&pane).map(|e| &**e.session.terminal()));
+            self.attached.catch_up(None, models(&self.panes));
             let view = self.window_view(None);
             self.attached.show(&view);
         }
@@ -387,4 +382,12 @@ fn net_info(pane: &super::Pane) -> Option<NetInfo> {
     #[cfg(not(unix))]
     let (allowed, denied, last_denied) = (0, 0, None);
     Some(NetInfo { mode: mode.into(), allowed, denied, last_denied })
+}
+
+/// Each pane's model by id, for the attached windows' snapshots.
+#[cfg(unix)]
+fn models<'a>(
+    panes: &'a std::collections::HashMap<PaneId, super::Pane>,
+) -> impl Fn(PaneId) -> Option<&'a std::sync::Mutex<crate::term::Terminal>> {
+    |pane| panes.get(&pane).map(|entry| &**entry.session.terminal())
 }
