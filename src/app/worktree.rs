@@ -36,15 +36,31 @@ fn fnv1a(bytes: &[u8]) -> u32 {
 /// repository, else a new one (`git worktree add`, on the branch, made from the repository's
 /// HEAD when it does not exist). Why not, in words, when git refuses.
 pub fn ensure(worktree: &Worktree) -> Result<PathBuf, String> {
+    ensure_in(&worktrees_folder().ok_or("no data folder (HOME is not set)")?, worktree)
+}
+
+/// `ensure`, with the threads' worktrees in `folders`.
+fn ensure_in(folders: &Path, worktree: &Worktree) -> Result<PathBuf, String> {
     let repo = worktree.repo.canonicalize().map_err(|e| {
         format!("the worktree's repository {} cannot be opened: {e}", worktree.repo.display())
     })?;
+    // A repository's own git folder never sends git elsewhere; one that does was made to (a
+    // locked program may write the repository, not its config or hooks, but a `commondir`
+    // would have git take those from a folder of its own).
+    let commondir = repo.join(".git/commondir");
+    if repo.join(".git").is_dir() && commondir.symlink_metadata().is_ok() {
+        return Err(format!(
+            "{} sends git to another folder, which a repository's own git folder never does: \
+             a program may have put it there (one paddock locked, among others); look at it \
+             and remove it before this thread starts",
+            commondir.display()
+        ));
+    }
     let common = git(&repo, &["rev-parse", "--path-format=absolute", "--git-common-dir"])
         .map_err(|why| format!("{} is not a git repository: {why}", repo.display()))?;
     let common = PathBuf::from(common.trim());
     let common = common.canonicalize().unwrap_or(common);
-    let folders = worktrees_folder().ok_or("no data folder (HOME is not set)")?;
-    let folder = place(&folders, &repo, &worktree.branch);
+    let folder = place(folders, &repo, &worktree.branch);
     if folder.exists() {
         let real = folder.canonicalize().map_err(|e| format!("{}: {e}", folder.display()))?;
         return match worktree_of(&real) {
@@ -78,9 +94,11 @@ pub fn existing(worktree: &Worktree) -> Option<PathBuf> {
     place(&worktrees_folder()?, &repo, &worktree.branch).canonicalize().ok()
 }
 
-/// `git ARGS` in `repo`: its output, or its error output.
+/// `git ARGS` in `repo`: its output, or its error output. Without the repository's hooks and
+/// file-system monitor: paddock runs git unlocked, on a repository its locked threads write.
 fn git(repo: &Path, args: &[&str]) -> Result<String, String> {
     let output = Command::new("git")
+        .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
         .arg("-C")
         .arg(repo)
         .args(args)
@@ -111,5 +129,50 @@ mod tests {
         let name = a.parent().and_then(Path::file_name).expect("name").to_string_lossy();
         assert!(name.starts_with("app-") && name.len() == "app-".len() + 8, "{name}");
         assert_eq!(a, place(base, Path::new("/home/u/src/app"), "agent-a"), "the same each time");
+    }
+
+    /// A repository whose hooks would run at checkout, and a worktree of it made by paddock:
+    /// the hook never runs; a git folder that sends git elsewhere is refused before git runs.
+    #[test]
+    fn paddock_makes_a_worktree_without_running_the_repositorys_hooks() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("paddock-app-worktree-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let repo = dir.join("repo");
+        std::fs::create_dir_all(&repo).expect("repo");
+        let run = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t.test"])
+                .arg("-C")
+                .arg(&repo)
+                .args(args)
+                .output()
+                .expect("git");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        };
+        run(&["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("README"), "hi\n").expect("readme");
+        run(&["add", "README"]);
+        run(&["commit", "-q", "-m", "first"]);
+        let marker = dir.join("hook-ran");
+        let hook = repo.join(".git/hooks/post-checkout");
+        std::fs::write(&hook, format!("#!/bin/sh\ntouch {}\n", marker.display())).expect("hook");
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        // Positive control: git itself runs the hook.
+        run(&["checkout", "-q", "main"]);
+        assert!(marker.exists(), "the hook runs for git");
+        std::fs::remove_file(&marker).expect("remove marker");
+        let wanted = Worktree { repo: repo.clone(), branch: "agent-a".into() };
+        let folders = dir.join("worktrees");
+        let made = ensure_in(&folders, &wanted).expect("the worktree");
+        assert!(made.join("README").is_file(), "checked out");
+        assert!(!marker.exists(), "the repository's hook ran when paddock made the worktree");
+        // A git folder that sends git elsewhere.
+        std::fs::write(repo.join(".git/commondir"), dir.display().to_string()).expect("plant");
+        let other = Worktree { repo: repo.clone(), branch: "agent-b".into() };
+        let why = ensure_in(&folders, &other).expect_err("refused");
+        assert!(why.contains("sends git to another folder"), "{why}");
+        assert!(!place(&folders, &repo.canonicalize().expect("repo"), "agent-b").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
