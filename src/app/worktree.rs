@@ -44,18 +44,7 @@ fn ensure_in(folders: &Path, worktree: &Worktree) -> Result<PathBuf, String> {
     let repo = worktree.repo.canonicalize().map_err(|e| {
         format!("the worktree's repository {} cannot be opened: {e}", worktree.repo.display())
     })?;
-    // A repository's own git folder never sends git elsewhere; one that does was made to (a
-    // locked program may write the repository, not its config or hooks, but a `commondir`
-    // would have git take those from a folder of its own).
-    let commondir = repo.join(".git/commondir");
-    if repo.join(".git").is_dir() && commondir.symlink_metadata().is_ok() {
-        return Err(format!(
-            "{} sends git to another folder, which a repository's own git folder never does: \
-             a program may have put it there (one paddock locked, among others); look at it \
-             and remove it before this thread starts",
-            commondir.display()
-        ));
-    }
+    trusted_git_folder(&repo)?;
     let common = git(&repo, &["rev-parse", "--path-format=absolute", "--git-common-dir"])
         .map_err(|why| format!("{} is not a git repository: {why}", repo.display()))?;
     let common = PathBuf::from(common.trim());
@@ -94,11 +83,70 @@ pub fn existing(worktree: &Worktree) -> Option<PathBuf> {
     place(&worktrees_folder()?, &repo, &worktree.branch).canonicalize().ok()
 }
 
-/// `git ARGS` in `repo`: its output, or its error output. Without the repository's hooks and
-/// file-system monitor: paddock runs git unlocked, on a repository its locked threads write.
+/// paddock runs git unlocked, on a repository its locked threads write: only one whose git
+/// folder is `repo/.git` itself (git is never left to look for one above it, where a lock
+/// could have made its own), that sends git nowhere else, and whose own config names no
+/// checkout filter (a program git would run); `git` turns hooks and the file-system monitor
+/// off for it.
+fn trusted_git_folder(repo: &Path) -> Result<(), String> {
+    let git_folder = repo.join(".git");
+    let is_folder = git_folder.symlink_metadata().is_ok_and(|m| m.is_dir());
+    if !is_folder {
+        return Err(format!(
+            "{} is not a folder of its own: paddock makes worktrees of a repository's main \
+             checkout (a `.git` folder), never one it finds elsewhere",
+            git_folder.display()
+        ));
+    }
+    // A repository's own git folder never sends git elsewhere; one that does was made to (a
+    // locked program may write the repository, not its config or hooks, but a `commondir`
+    // would have git take those from a folder of its own).
+    let commondir = git_folder.join("commondir");
+    if commondir.symlink_metadata().is_ok() {
+        return Err(format!(
+            "{} sends git to another folder, which a repository's own git folder never does: \
+             a program may have put it there (one paddock locked, among others); look at it \
+             and remove it before this thread starts",
+            commondir.display()
+        ));
+    }
+    let filters = Command::new("git")
+        .arg(format!("--git-dir={}", git_folder.display()))
+        .args(["config", "--local", "--includes", "--get-regexp"])
+        .arg(r"^filter\..*\.(smudge|process)$")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_CONFIG")
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    // Exit 1: no such setting.
+    if filters.status.success() {
+        let named = String::from_utf8_lossy(&filters.stdout);
+        let named = crate::sandbox::visible(named.lines().next().unwrap_or_default());
+        return Err(format!(
+            "{}'s own config sets a checkout filter ({named}), a program git would run outside \
+             any lock when paddock makes the worktree: make the worktree yourself, or remove it",
+            repo.display()
+        ));
+    }
+    if filters.status.code() != Some(1) {
+        let said = String::from_utf8_lossy(&filters.stderr);
+        return Err(format!(
+            "{} is not a git repository git can read: {}",
+            repo.display(),
+            crate::sandbox::visible(said.trim())
+        ));
+    }
+    Ok(())
+}
+
+/// `git ARGS` in `repo`, its git folder named (`trusted_git_folder`): its output, or its error
+/// output. Without the repository's hooks, file-system monitor and submodules.
 fn git(repo: &Path, args: &[&str]) -> Result<String, String> {
     let output = Command::new("git")
         .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
+        .args(["-c", "submodule.recurse=false"])
+        .arg(format!("--git-dir={}", repo.join(".git").display()))
+        .arg(format!("--work-tree={}", repo.display()))
         .arg("-C")
         .arg(repo)
         .args(args)
@@ -132,7 +180,7 @@ mod tests {
     }
 
     /// A repository whose hooks would run at checkout, and a worktree of it made by paddock:
-    /// the hook never runs; a git folder that sends git elsewhere is refused before git runs.
+    /// the hook never runs; a repository whose git could run what a lock put there is refused.
     #[test]
     fn paddock_makes_a_worktree_without_running_the_repositorys_hooks() {
         use std::os::unix::fs::PermissionsExt;
@@ -167,12 +215,31 @@ mod tests {
         let made = ensure_in(&folders, &wanted).expect("the worktree");
         assert!(made.join("README").is_file(), "checked out");
         assert!(!marker.exists(), "the repository's hook ran when paddock made the worktree");
+        let other = Worktree { repo: repo.clone(), branch: "agent-b".into() };
+        let refused = |planted: &str, why: &str| {
+            let said = ensure_in(&folders, &other).expect_err(planted);
+            assert!(said.contains(why), "{planted}: {said}");
+            assert!(!place(&folders, &repo.canonicalize().expect("repo"), "agent-b").exists());
+        };
+        // A checkout filter in the repository's own config.
+        run(&["config", "filter.x.smudge", "touch /nonexistent"]);
+        refused("a filter", "sets a checkout filter (filter.x.smudge");
+        run(&["config", "--unset", "filter.x.smudge"]);
         // A git folder that sends git elsewhere.
         std::fs::write(repo.join(".git/commondir"), dir.display().to_string()).expect("plant");
-        let other = Worktree { repo: repo.clone(), branch: "agent-b".into() };
-        let why = ensure_in(&folders, &other).expect_err("refused");
-        assert!(why.contains("sends git to another folder"), "{why}");
-        assert!(!place(&folders, &repo.canonicalize().expect("repo"), "agent-b").exists());
+        refused("a commondir", "sends git to another folder");
+        std::fs::remove_file(repo.join(".git/commondir")).expect("unplant");
+        // A git folder broken on purpose, under a repository made above it: git would find
+        // that one; paddock names its own.
+        std::fs::rename(repo.join(".git/HEAD"), dir.join("HEAD")).expect("break");
+        let above = Command::new("git").args(["init", "-q"]).arg(&dir).status().expect("git");
+        assert!(above.success());
+        refused("a broken git folder", "is not a git repository");
+        // A `.git` file in place of the folder.
+        let moved = dir.join("moved.git");
+        std::fs::rename(repo.join(".git"), &moved).expect("move");
+        std::fs::write(repo.join(".git"), format!("gitdir: {}\n", moved.display())).expect("file");
+        refused("a .git file", "is not a folder of its own");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
