@@ -27,6 +27,16 @@ fuzz_target!(|data: &[u8]| {
                 let _ = term.advance_replica(&bytes, masked, &edits);
             }
         }
+        Ok(ToWindow::Rows { first, rows, .. }) => {
+            // A replica holding 2 of 6 scrollback rows: lines 4 and 5.
+            let mut server = Terminal::new(TermSize::new(10, 4), Default::default());
+            server.advance(&b"x\r\n".repeat(9));
+            let Ok((mut term, _)) = Terminal::restore(&server.snapshot(2)) else { return };
+            if term.prepend_scrollback(first, &rows).is_ok() {
+                term.advance(b"\x1b[2;3Hx\r\n");
+                term.resize(TermSize::new(9, 4));
+            }
+        }
         _ => {}
     }
 });

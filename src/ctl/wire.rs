@@ -14,8 +14,9 @@ use std::io::{Read, Write};
 
 use super::protocol::WindowAction;
 
-/// The protocol's version. A window and a server of different versions do not talk.
-pub const VERSION: u16 = 1;
+/// The protocol's version. A window and a server of different versions do not talk. Version 2:
+/// rows (snapshots, scrollback asked for, starred rows) carry their styles by value.
+pub const VERSION: u16 = 2;
 /// The largest frame either side accepts: room for a snapshot with a long, wide scrollback.
 pub const MAX_FRAME: usize = 64 << 20;
 /// The largest input frame a server accepts (a paste of this size is already absurd).

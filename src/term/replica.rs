@@ -11,11 +11,14 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
+use super::cell::Cell;
 use super::redact::{Redaction, Redactor, Replayed};
 use super::row::Row;
 use super::snapshot::codec::{Reader, Writer};
-use super::snapshot::parts::{load_row, save_row};
+use super::snapshot::parts::{load_newest_rows, load_row, save_newest_rows, save_row};
+use super::snapshot::wire_styles::{Numbering, WireStyles};
 use super::snapshot::SnapshotError;
+use super::snapshot::MOST_ROW_BYTES;
 use super::Terminal;
 
 /// Who follows a model's changes in the order they happen: on the server, a pane's replicas.
@@ -46,8 +49,11 @@ pub enum RowPlace {
 pub struct ReplicaEdits {
     /// What each text check found, in order (byte ranges of the text checked).
     pub text_finds: Vec<Vec<Range<usize>>>,
-    /// Rows in which values were starred, as they stand after the chunk.
+    /// Rows in which values were starred, as they stand after the chunk; their style ids
+    /// name `styles`.
     pub rows: Vec<(RowPlace, Row)>,
+    /// The styles of `rows`, by value (the replica's ids are its own).
+    pub styles: WireStyles,
 }
 
 /// Why a replica could not follow the server.
@@ -61,7 +67,7 @@ pub enum ReplicaError {
     NoSuchRow,
     #[error("an edit's row is not as wide as the screen")]
     RowWidth,
-    #[error("an edit's row has a style the replica's table does not")]
+    #[error("an edit's row has a style the edit does not carry")]
     StyleId,
 }
 
@@ -114,8 +120,9 @@ impl ReplicaEdits {
                     w.u64(line);
                 }
             }
-            save_row(row, &mut w);
+            save_row(row, &mut |id| id, &mut w);
         }
+        self.styles.save(&mut w);
         w.bytes
     }
 
@@ -142,29 +149,40 @@ impl ReplicaEdits {
             };
             rows.push((place, load_row(&mut r, None)?));
         }
+        let styles = WireStyles::load(&mut r)?;
         if !r.is_empty() {
             return Err(SnapshotError::Trailing);
         }
-        Ok(ReplicaEdits { text_finds, rows })
+        if !styles.holds(&rows.iter().map(|(_, row)| row).collect::<Vec<_>>()) {
+            return Err(SnapshotError::Invalid("a style id"));
+        }
+        Ok(ReplicaEdits { text_finds, rows, styles })
     }
 }
 
 impl Terminal {
-    /// Up to `count` scrollback rows just before absolute line `before` (newest last), for a
-    /// replica that scrolled back past what it holds: their first line, and the rows encoded.
+    /// Up to `count` scrollback rows just before absolute line `before`, as many as 32 MiB
+    /// holds, for a replica that scrolled back past what it holds: their first line, and the
+    /// rows encoded with their styles.
     pub fn scrollback_rows(&self, before: u64, count: usize) -> (u64, Vec<u8>) {
+        self.scrollback_rows_within(before, count, MOST_ROW_BYTES)
+    }
+
+    pub(super) fn scrollback_rows_within(
+        &self,
+        before: u64,
+        count: usize,
+        budget: usize,
+    ) -> (u64, Vec<u8>) {
         let scrollback = &self.state.scrollback;
         let oldest = scrollback.pushed() - scrollback.len() as u64;
         let end = before.clamp(oldest, scrollback.pushed());
         let first = end.saturating_sub(count as u64).max(oldest);
         let mut w = Writer::default();
-        w.u64(end - first);
-        for line in first..end {
-            if let Some(row) = scrollback.get_absolute(line) {
-                save_row(&row, &mut w);
-            }
-        }
-        (first, w.bytes)
+        let mut numbering = Numbering::new(&self.state.styles);
+        let sent = save_newest_rows(scrollback, first..end, &mut numbering, budget, &mut w);
+        numbering.finish().save(&mut w);
+        (end - sent as u64, w.bytes)
     }
 
     /// On a replica: rows the server sent (`scrollback_rows`), put before the oldest row this
@@ -172,42 +190,49 @@ impl Terminal {
     /// how many were added.
     pub fn prepend_scrollback(&mut self, first: u64, rows: &[u8]) -> Result<usize, SnapshotError> {
         let mut r = Reader::new(rows);
-        let count = r.count(2)?;
-        let rows = (0..count).map(|_| load_row(&mut r, None)).collect::<Result<Vec<_>, _>>()?;
+        let mut rows = load_newest_rows(&mut r)?;
+        let styles = WireStyles::load(&mut r)?;
         if !r.is_empty() {
             return Err(SnapshotError::Trailing);
         }
-        let styles = self.state.styles.len();
-        if rows.iter().flat_map(|row| row.cells()).any(|c| c.style().index() >= styles) {
+        if !styles.holds(&rows.iter().collect::<Vec<_>>()) {
             return Err(SnapshotError::Invalid("a style id"));
         }
-        let scrollback = &mut self.state.scrollback;
+        let scrollback = &self.state.scrollback;
         let oldest = scrollback.pushed() - scrollback.len() as u64;
         if first.checked_add(rows.len() as u64) != Some(oldest) {
             return Ok(0);
         }
-        Ok(scrollback.prepend(&rows))
+        let ids = styles.adopt(&mut self.state.styles);
+        rows.iter_mut().for_each(|row| row.remap_styles(&ids));
+        Ok(self.state.scrollback.prepend(&rows))
     }
 
     /// On the server, right after a chunk: what a replica needs besides its bytes.
     pub fn replica_edits(&self) -> ReplicaEdits {
         let Some(redaction) = &self.state.redaction else { return ReplicaEdits::default() };
-        let mut edits = ReplicaEdits { text_finds: redaction.log.text.clone(), rows: Vec::new() };
+        let mut edits = ReplicaEdits {
+            text_finds: redaction.log.text.clone(),
+            rows: Vec::new(),
+            styles: WireStyles::default(),
+        };
         if let Some(from) = redaction.log.starred_from {
             let state = &self.state;
+            let mut numbering = Numbering::new(&state.styles);
             let screen = state.scrollback.pushed();
             let oldest = screen - state.scrollback.len() as u64;
             for line in from.max(oldest)..screen {
                 if let Some(row) = state.scrollback.get_absolute(line) {
-                    edits.rows.push((RowPlace::Scrollback(line), row));
+                    edits.rows.push((RowPlace::Scrollback(line), numbering.row(&row)));
                 }
             }
             for (i, row) in state.active.grid.rows().iter().enumerate() {
-                edits.rows.push((RowPlace::Shown(i), row.clone()));
+                edits.rows.push((RowPlace::Shown(i), numbering.row(row)));
             }
             for (i, row) in state.inactive.grid.rows().iter().enumerate() {
-                edits.rows.push((RowPlace::Other(i), row.clone()));
+                edits.rows.push((RowPlace::Other(i), numbering.row(row)));
             }
+            edits.styles = numbering.finish();
         }
         edits
     }
@@ -248,7 +273,18 @@ impl Terminal {
         } else if !edits.text_finds.is_empty() {
             return Err(ReplicaError::ChecksLeft);
         }
-        edits.rows.iter().try_for_each(|(place, row)| self.replace_row(*place, row))
+        if edits.rows.is_empty() {
+            return Ok(());
+        }
+        if !edits.styles.holds(&edits.rows.iter().map(|(_, row)| row).collect::<Vec<_>>()) {
+            return Err(ReplicaError::StyleId);
+        }
+        let ids = edits.styles.adopt(&mut self.state.styles);
+        edits.rows.iter().try_for_each(|(place, row)| {
+            let mut row = row.clone();
+            row.remap_styles(&ids);
+            self.replace_row(*place, &row)
+        })
     }
 
     fn replayed(&mut self) -> Option<&mut Replayed> {
@@ -257,9 +293,7 @@ impl Terminal {
 
     fn replace_row(&mut self, place: RowPlace, row: &Row) -> Result<(), ReplicaError> {
         let state = &mut self.state;
-        if row.cells().iter().any(|cell| cell.style().index() >= state.styles.len()) {
-            return Err(ReplicaError::StyleId);
-        }
+        let styles = &state.styles;
         let (grid, i) = match place {
             RowPlace::Shown(i) => (&mut state.active.grid, i),
             RowPlace::Other(i) => (&mut state.inactive.grid, i),
@@ -282,8 +316,16 @@ impl Terminal {
             return Err(ReplicaError::NoSuchRow);
         }
         // A row the server starred is no longer fresh, and its mark was cleared by the check:
-        // the same here. Rows the edit repeats as they are keep their marks.
-        if grid.row(i) != row {
+        // the same here. Rows the edit repeats as they are keep their marks (and their ids:
+        // the replica's may differ from the edit's for the same styles).
+        let old = grid.row(i);
+        let same_cell = |(a, b): (&Cell, &Cell)| {
+            a.bits() == b.bits()
+                && (a.style() == b.style() || styles.get(a.style()) == styles.get(b.style()))
+        };
+        let same = old.all_marks() == row.all_marks()
+            && old.cells().iter().zip(row.cells()).all(same_cell);
+        if !same {
             grid.row_mut(i).clone_from(row);
             grid.clear_damage(i..i + 1);
         }

@@ -89,8 +89,10 @@ fn a_replica_out_of_step_says_so() {
         replica.advance_replica(b"\x1b]2;x\x07", false, &ReplicaEdits::default()),
         Err(ReplicaError::ChecksShort)
     );
-    let bad =
-        ReplicaEdits { text_finds: vec![], rows: vec![(RowPlace::Shown(99), Default::default())] };
+    let bad = ReplicaEdits {
+        rows: vec![(RowPlace::Shown(99), Default::default())],
+        ..ReplicaEdits::default()
+    };
     assert!(replica.advance_replica(b"", false, &bad).is_err());
 }
 
@@ -131,4 +133,56 @@ fn scrollback_left_on_the_server_is_fetched_before_what_the_replica_holds() {
     let (first, rows) = server.scrollback_rows(held_from, 5);
     assert_eq!(replica.prepend_scrollback(first, &rows), Ok(0));
     assert!(replica.prepend_scrollback(first, &rows[..rows.len() - 1]).is_err());
+}
+
+/// The server and the replica compact their style tables over different rows (the replica
+/// holds few of the scrollback's), so their ids part; rows fetched afterwards still show the
+/// server's styles, since rows cross with their styles by value.
+#[test]
+fn rows_fetched_after_both_tables_were_compacted_show_the_servers_styles() {
+    use crate::term::snapshot::tests::{painted, seen};
+    use crate::term::{TermConfig, TermSize};
+    let size = TermSize::new(40, 4);
+    let mut server = Terminal::new(size, TermConfig { scrollback_lines: 2000 });
+    server.advance(&painted(0..300, 40));
+    let (mut replica, _) = Terminal::restore(&server.snapshot(10)).unwrap();
+    for lines in [300..400, 400..500] {
+        let bytes = painted(lines, 40);
+        server.advance(&bytes);
+        replica.advance_replica(&bytes, false, &server.replica_edits()).unwrap();
+    }
+    assert!(replica.style_count() < server.style_count(), "the replica compacted its own");
+    let (first, rows) = server.scrollback_rows(replica.first_line(), 150);
+    assert_eq!(replica.prepend_scrollback(first, &rows), Ok(150));
+    for line in replica.first_line()..server.screen_line() + 4 {
+        let (ours, theirs) = (replica.line(line).unwrap(), server.line(line).unwrap());
+        assert_eq!(seen(&replica, &ours), seen(&server, &theirs), "line {line}");
+    }
+}
+
+/// Rows past a frame's budget stay on the server: the newest are sent, and the window asks
+/// for the ones before them.
+#[test]
+fn rows_past_the_budget_stay_behind_the_newest_are_sent() {
+    use crate::term::snapshot::tests::{painted, seen};
+    use crate::term::{TermConfig, TermSize};
+    let size = TermSize::new(40, 4);
+    let mut server = Terminal::new(size, TermConfig { scrollback_lines: 2000 });
+    server.advance(&painted(0..300, 40));
+    let (mut replica, _) = Terminal::restore(&server.snapshot_within(250, 30_000)).unwrap();
+    let held = replica.scrollback_len();
+    assert!(held > 10 && held < 250, "the snapshot holds {held} rows");
+    assert_eq!(replica.first_line(), server.screen_line() - held as u64);
+    let mut asks = 0;
+    while replica.first_line() > server.first_line() {
+        let (first, rows) = server.scrollback_rows_within(replica.first_line(), 100, 30_000);
+        let added = replica.prepend_scrollback(first, &rows).unwrap();
+        assert!(added > 10 && added < 100, "an answer of {added} rows");
+        asks += 1;
+    }
+    assert!(asks > 2);
+    for line in server.first_line()..server.screen_line() {
+        let (ours, theirs) = (replica.line(line).unwrap(), server.line(line).unwrap());
+        assert_eq!(seen(&replica, &ours), seen(&server, &theirs), "line {line}");
+    }
 }

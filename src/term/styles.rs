@@ -68,15 +68,6 @@ const COMPACT_FLOOR: usize = 4096;
 /// Slots in the recent-styles cache (direct-mapped by hash).
 const RECENT_SLOTS: usize = 256;
 
-/// A style table's parts, borrowed (`StyleTable::parts`).
-pub(super) struct TableParts<'a> {
-    pub styles: &'a [Style],
-    pub recent: &'a [Option<(Style, StyleId)>],
-    pub links: &'a [Hyperlink],
-    pub compact_at: usize,
-    pub peak: usize,
-}
-
 #[derive(Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
@@ -91,16 +82,7 @@ pub struct StyleTable {
 
 impl Default for StyleTable {
     fn default() -> Self {
-        let mut table = StyleTable {
-            styles: Vec::new(),
-            recent: Box::new([None; RECENT_SLOTS]),
-            links: Vec::new(),
-            link_index: FxMap::default(),
-            compact_at: COMPACT_FLOOR,
-            peak: 0,
-        };
-        table.intern(Style::default());
-        table
+        StyleTable::holding(vec![Style::default()], Vec::new())
     }
 }
 
@@ -119,6 +101,11 @@ impl StyleTable {
             if *cached == style {
                 return *id;
             }
+        }
+        // The default style is always id 0, so a blank cell looks untouched
+        // (`Cell::is_default_blank`) however long ago the cache last held it.
+        if style == Style::default() {
+            return StyleId::DEFAULT;
         }
         let id = StyleId(self.styles.len() as u32);
         self.styles.push(style);
@@ -157,30 +144,21 @@ impl StyleTable {
         self.peak.max(self.styles.len())
     }
 
-    /// Everything that decides the ids the next styles and links get, for a snapshot.
-    pub(super) fn parts(&self) -> TableParts<'_> {
-        TableParts {
-            styles: &self.styles,
-            recent: &self.recent[..],
-            links: &self.links,
-            compact_at: self.compact_at,
-            peak: self.peak,
-        }
-    }
-
-    /// A table from a snapshot's parts; the caller checked every id in them.
-    pub(super) fn from_parts(
-        styles: Vec<Style>,
-        recent: Vec<Option<(Style, StyleId)>>,
-        links: Vec<Hyperlink>,
-        compact_at: usize,
-        peak: usize,
-    ) -> Option<StyleTable> {
-        let recent: Box<[Option<(Style, StyleId)>; RECENT_SLOTS]> =
-            recent.into_boxed_slice().try_into().ok()?;
+    /// A table holding `styles` (the first the default) and `links` under their indices, as
+    /// a snapshot names them (`snapshot::wire_styles`); the caller checked every link id.
+    pub(crate) fn holding(styles: Vec<Style>, links: Vec<Hyperlink>) -> StyleTable {
         let link_index =
             links.iter().enumerate().map(|(i, l)| (l.clone(), HyperlinkId(i as u32))).collect();
-        Some(StyleTable { styles, recent, links, link_index, compact_at, peak })
+        let compact_at = (styles.len().max(links.len()) * 2).max(COMPACT_FLOOR);
+        let peak = styles.len();
+        StyleTable {
+            styles,
+            recent: Box::new([None; RECENT_SLOTS]),
+            links,
+            link_index,
+            compact_at,
+            peak,
+        }
     }
 
     /// Whether the table has grown enough since the last compaction to be worth one.

@@ -70,7 +70,11 @@ fn check(server: &Terminal, replica: &Terminal, seed: u64, step: usize) {
     let at = a.iter().zip(&b).position(|(x, y)| x != y);
     assert!(
         at.is_none() && a.len() == b.len(),
-        "seed {seed} step {step}: snapshots part at {at:?}"
+        "seed {seed} step {step}: snapshots part at {at:?} of {}/{}: {:?} / {:?}",
+        a.len(),
+        b.len(),
+        &a[at.unwrap_or(0).saturating_sub(40)..a.len().min(at.unwrap_or(0) + 40)],
+        &b[at.unwrap_or(0).saturating_sub(40)..b.len().min(at.unwrap_or(0) + 40)]
     );
 }
 

@@ -420,8 +420,10 @@ impl WindowApp {
     /// Take what the server sent; close when it stopped, or when its last pane is gone.
     fn take_from_server(&mut self, event_loop: &ActiveEventLoop, event: RemoteEvent) {
         let Some(remote) = self.panes.remote() else { return };
-        let snapshot = match &event {
-            RemoteEvent::Pane(pane, _) => Some(*pane),
+        // A pane started again, or rows added before what its replica held: a search or a
+        // view at the top wants the rows before those.
+        let reask = match &event {
+            RemoteEvent::Pane(pane, _) | RemoteEvent::Rows(pane) => Some(*pane),
             _ => None,
         };
         match remote.take(event) {
@@ -440,7 +442,7 @@ impl WindowApp {
                 return self.stop(event_loop, 1);
             }
         }
-        if let Some(pane) = snapshot {
+        if let Some(pane) = reask {
             self.reask_rows(pane);
         }
         if !self.panes.mux().tabs().is_empty() {

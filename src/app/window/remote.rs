@@ -32,6 +32,8 @@ pub enum RemoteEvent {
     /// A pane's replica (new, or started again after a resize).
     Pane(PaneId, Arc<Mutex<Terminal>>),
     Closed(PaneId),
+    /// Scrollback rows the window asked for were added to a pane's replica.
+    Rows(PaneId),
     View(Box<(WindowView, Mux)>),
     /// Something for the user: why an action did not happen.
     Said(String),
@@ -110,6 +112,7 @@ impl Remote {
                 self.terms.remove(&pane);
             }
             RemoteEvent::View(view) => self.show(*view),
+            RemoteEvent::Rows(_) => {}
             RemoteEvent::Said(text) => return Ok(Some(text)),
             RemoteEvent::Ended(why) => return Err(why),
         }
@@ -302,7 +305,9 @@ fn read_from(stream: UnixStream, tell: &dyn Fn(RemoteEvent), wake: &dyn Fn()) {
                 }
                 wake();
             }
-            Ok(Applied::Output(_) | Applied::Rows { .. }) => wake(),
+            Ok(Applied::Output(_) | Applied::Rows { added: 0, .. }) => wake(),
+            // An answer is cut to fit a frame: the window may want the rows before it too.
+            Ok(Applied::Rows { pane, .. }) => tell(RemoteEvent::Rows(PaneId(pane))),
             Ok(Applied::Closed(pane)) => tell(RemoteEvent::Closed(PaneId(pane))),
             Ok(Applied::View) => {
                 if let (Some(view), Some(mux)) = (replicas.view(), replicas.layout()) {

@@ -1,14 +1,15 @@
 //! A terminal as bytes, for a replica: [`Terminal::snapshot`] and [`Terminal::restore`].
 //!
 //! A window attached to the server keeps a replica of each pane's model and feeds it the bytes
-//! the server's model parsed, so the two must start from the same state exactly: screens,
-//! cursors, pens, modes, the style table (ids included, and the recent-styles cache that decides
-//! them), tab stops, colors, titles, the marks a redaction reads, the UTF-8 carry, the OSC
-//! guard and where vte stands in a sequence (`sequence_tail.rs`). What only the server needs is
-//! left out: replies and events waiting to be taken, and the redactor, which stays with the
-//! values (a replica learns what it found from the server, `replica.rs`). The scrollback's rows
-//! are sent newest first up to a count the caller chooses; older ones stay on the server,
-//! addressed by their absolute line numbers, which the snapshot keeps.
+//! the server's model parsed, so the two must start from the same state: screens, cursors,
+//! pens, modes, tab stops, colors, titles, the marks a redaction reads, the UTF-8 carry, the OSC
+//! guard and where vte stands in a sequence (`sequence_tail.rs`). Styles go by value: only those
+//! the cells and pens sent use, numbered afresh (`wire_styles.rs`), so the replica's style ids
+//! are its own and two models showing the same cells give the same bytes. What only the server
+//! needs is left out: replies and events waiting to be taken, and the redactor, which stays
+//! with the values (a replica learns what it found from the server, `replica.rs`). The
+//! scrollback's rows are sent newest first up to a count the caller chooses; older ones stay on
+//! the server, addressed by their absolute line numbers, which the snapshot keeps.
 //!
 //! Restoring checks every invariant the model relies on (sizes, row widths, cursors inside
 //! the grid, style and link ids inside the table, valid characters), so a bad snapshot is an
@@ -16,6 +17,7 @@
 
 pub(super) mod codec;
 pub(super) mod parts;
+pub(super) mod wire_styles;
 
 use super::sequence_tail::SequenceTail;
 use super::state::State;
@@ -23,7 +25,10 @@ use super::Terminal;
 use codec::{Reader, Writer};
 
 /// The snapshot format; a replica refuses any other.
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+/// Most bytes of scrollback rows (with their styles) a snapshot or an answer of rows carries,
+/// well inside a frame (`ctl::wire::MAX_FRAME`): rows past it stay on the server until asked.
+pub(super) const MOST_ROW_BYTES: usize = 32 << 20;
 
 /// Why a snapshot could not be restored.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -39,12 +44,16 @@ pub enum SnapshotError {
 }
 
 impl Terminal {
-    /// The whole model as bytes, with the newest `scrollback_rows` rows of the scrollback (the
-    /// rest are counted, not sent).
+    /// The whole model as bytes, with the newest `scrollback_rows` rows of the scrollback, or
+    /// as many of them as 32 MiB holds (the rest are counted, not sent).
     pub fn snapshot(&self, scrollback_rows: usize) -> Vec<u8> {
+        self.snapshot_within(scrollback_rows, MOST_ROW_BYTES)
+    }
+
+    pub(super) fn snapshot_within(&self, scrollback_rows: usize, row_bytes: usize) -> Vec<u8> {
         let mut w = Writer::default();
         w.u8(VERSION);
-        parts::save_state(&self.state, scrollback_rows, &mut w);
+        parts::save_state(&self.state, scrollback_rows, row_bytes, &mut w);
         parts::save_carry(&self.carry, &mut w);
         parts::save_guard(&self.guard, &mut w);
         w.bytes(self.tail.bytes());
@@ -96,4 +105,4 @@ impl Terminal {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -10,31 +10,30 @@ use super::super::osc_guard::OscGuard;
 use super::super::row::Row;
 use super::super::scrollback::Scrollback;
 use super::super::state::{Screen, State, WindowState, MAX_DIMENSION};
-use super::super::styles::{Hyperlink, StyleTable};
 use super::super::tabs::TabStops;
 use super::super::utf8_carry::Utf8Carry;
 use super::codec::{Reader, Writer};
+use super::wire_styles::{Numbering, WireStyles};
 use super::SnapshotError::{self, Invalid};
 
 /// Most rows a scrollback may be configured to keep.
 const MOST_SCROLLBACK: usize = 1 << 24;
 /// Most titles a title stack holds (`osc.rs` keeps fewer).
 const MOST_TITLES: usize = 4096;
-const RECENT_SLOTS: usize = 256;
 
-pub fn save_state(state: &State, scrollback_rows: usize, w: &mut Writer) {
-    save_screen(&state.active, w);
-    save_screen(&state.inactive, w);
+/// The model's state with the newest `scrollback_rows` scrollback rows, or as many of them as
+/// `row_bytes` holds (`save_newest_rows`).
+pub fn save_state(state: &State, scrollback_rows: usize, row_bytes: usize, w: &mut Writer) {
+    let mut numbering = Numbering::new(&state.styles);
+    save_screen(&state.active, &mut numbering, w);
+    save_screen(&state.inactive, &mut numbering, w);
     let scrollback = &state.scrollback;
     w.usize(scrollback.limit());
     w.u64(scrollback.pushed());
-    let sent = scrollback_rows.min(scrollback.len());
-    w.usize(sent);
-    // By index: only the rows sent are unpacked.
-    for row in (scrollback.len() - sent..scrollback.len()).filter_map(|i| scrollback.get(i)) {
-        save_row(&row, w);
-    }
-    save_styles(&state.styles, w);
+    let sent = scrollback_rows.min(scrollback.len()) as u64;
+    let lines = scrollback.pushed() - sent..scrollback.pushed();
+    save_newest_rows(scrollback, lines, &mut numbering, row_bytes, w);
+    numbering.finish().save(w);
     w.u32(state.modes.flags.bits());
     w.u8(state.modes.mouse as u8);
     w.u8(state.modes.mouse_encoding as u8);
@@ -65,13 +64,12 @@ pub fn load_state(r: &mut Reader<'_>) -> Result<State, SnapshotError> {
     }
     let limit = r.up_to(MOST_SCROLLBACK, "a scrollback limit")?;
     let pushed = r.u64()?;
-    let sent = r.count(2)?;
-    if sent > limit || sent as u64 > pushed {
+    let rows = load_newest_rows(r)?;
+    if rows.len() > limit || rows.len() as u64 > pushed {
         return Err(Invalid("a scrollback"));
     }
-    let rows = (0..sent).map(|_| load_row(r, None)).collect::<Result<Vec<_>, _>>()?;
     let scrollback = Scrollback::from_parts(limit, pushed, &rows);
-    let styles = load_styles(r)?;
+    let styles = WireStyles::load(r)?;
     let modes = ModeState {
         flags: Modes::from_bits(r.u32()?),
         mouse: match r.u8()? {
@@ -120,7 +118,14 @@ pub fn load_state(r: &mut Reader<'_>) -> Result<State, SnapshotError> {
     state.discard_next_osc = discard_next_osc;
     state.kitty_notification = kitty_notification;
     check_ids(&state, &styles)?;
-    state.styles = styles;
+    state.styles = styles.into_table();
+    // A pen's style is the one its id names.
+    let styles = &state.styles;
+    for screen in [&mut state.active, &mut state.inactive] {
+        for pen in [&mut screen.cursor.pen, &mut screen.saved.pen] {
+            pen.style = *styles.get(pen.id);
+        }
+    }
     Ok(state)
 }
 
@@ -144,17 +149,17 @@ pub fn load_guard(r: &mut Reader<'_>) -> Result<OscGuard, SnapshotError> {
     OscGuard::from_parts(kind, n).ok_or(Invalid("an OSC guard"))
 }
 
-fn save_screen(screen: &Screen, w: &mut Writer) {
+fn save_screen(screen: &Screen, numbering: &mut Numbering<'_>, w: &mut Writer) {
     let (rows, marks, scrolled) = screen.grid.parts();
     w.usize(screen.grid.cols());
     w.usize(rows.len());
     for row in rows {
-        save_row(row, w);
+        save_row(row, &mut |id| numbering.id(id), w);
     }
     w.bytes(marks);
     w.u64(scrolled);
-    save_cursor(&screen.cursor, w);
-    save_cursor(&screen.saved, w);
+    save_cursor(&screen.cursor, numbering, w);
+    save_cursor(&screen.saved, numbering, w);
 }
 
 fn load_screen(r: &mut Reader<'_>) -> Result<Screen, SnapshotError> {
@@ -175,11 +180,12 @@ fn load_screen(r: &mut Reader<'_>) -> Result<Screen, SnapshotError> {
     Ok(Screen { grid, cursor, saved })
 }
 
-pub fn save_row(row: &Row, w: &mut Writer) {
+/// A row, each cell's style id written as `id` gives it.
+pub fn save_row(row: &Row, id: &mut impl FnMut(StyleId) -> StyleId, w: &mut Writer) {
     w.usize(row.len());
     for cell in row.cells() {
         w.u32(cell.bits());
-        w.u32(cell.style().0);
+        w.u32(id(cell.style()).0);
     }
     let marks = row.all_marks();
     w.usize(marks.len());
@@ -187,6 +193,40 @@ pub fn save_row(row: &Row, w: &mut Writer) {
         w.u32(u32::from(col));
         w.u32(u32::from(mark));
     }
+}
+
+/// The scrollback's rows at absolute `lines`, newest first, until `budget` bytes (the rows and
+/// the styles they bring) are spent: a frame holds them whatever the rows hold, and a replica
+/// asks for the rest when it needs them. Returns how many were written.
+pub fn save_newest_rows(
+    scrollback: &Scrollback,
+    lines: std::ops::Range<u64>,
+    numbering: &mut Numbering<'_>,
+    budget: usize,
+    w: &mut Writer,
+) -> usize {
+    let mut body = Writer::default();
+    let mut sent = 0usize;
+    for line in lines.rev() {
+        if body.bytes.len() + numbering.bytes() >= budget {
+            break;
+        }
+        // By line: only the rows sent are unpacked.
+        let Some(row) = scrollback.get_absolute(line) else { break };
+        save_row(&row, &mut |id| numbering.id(id), &mut body);
+        sent += 1;
+    }
+    w.usize(sent);
+    w.bytes.extend_from_slice(&body.bytes);
+    sent
+}
+
+/// Rows `save_newest_rows` wrote, oldest first.
+pub fn load_newest_rows(r: &mut Reader<'_>) -> Result<Vec<Row>, SnapshotError> {
+    let count = r.count(2)?;
+    let mut rows = (0..count).map(|_| load_row(r, None)).collect::<Result<Vec<_>, _>>()?;
+    rows.reverse();
+    Ok(rows)
 }
 
 /// A row, `cols` wide when given (a screen's); a scrollback row is as wide as it was kept.
@@ -218,14 +258,13 @@ pub fn load_row(r: &mut Reader<'_>, cols: Option<usize>) -> Result<Row, Snapshot
     Ok(Row::from_parts(cells, marks))
 }
 
-fn save_cursor(cursor: &Cursor, w: &mut Writer) {
+fn save_cursor(cursor: &Cursor, numbering: &mut Numbering<'_>, w: &mut Writer) {
     w.usize(cursor.row);
     w.usize(cursor.col);
     w.bool(cursor.pending_wrap);
-    save_style(&cursor.pen.style, w);
-    w.u32(cursor.pen.id.0);
+    w.u32(numbering.id(cursor.pen.id).0);
     w.bool(cursor.pen.blank.is_some());
-    w.u32(cursor.pen.blank.map_or(0, |id| id.0));
+    w.u32(cursor.pen.blank.map_or(0, |id| numbering.id(id).0));
     for slot in cursor.charsets.slots {
         w.bool(slot == Charset::DecSpecial);
     }
@@ -236,7 +275,6 @@ fn load_cursor(r: &mut Reader<'_>, cols: usize, lines: usize) -> Result<Cursor, 
     let row = r.up_to(lines - 1, "a cursor")?;
     let col = r.up_to(cols - 1, "a cursor")?;
     let pending_wrap = r.bool()?;
-    let style = load_style(r)?;
     let id = StyleId(r.u32()?);
     let has_blank = r.bool()?;
     let blank = StyleId(r.u32()?);
@@ -245,7 +283,8 @@ fn load_cursor(r: &mut Reader<'_>, cols: usize, lines: usize) -> Result<Cursor, 
         *slot = if r.bool()? { Charset::DecSpecial } else { Charset::Ascii };
     }
     let active = r.up_to(3, "a character set")?;
-    let pen = Pen { style, id, blank: has_blank.then_some(blank) };
+    // The style is the one `id` names, set once the table is read (`load_state`).
+    let pen = Pen { style: Style::default(), id, blank: has_blank.then_some(blank) };
     Ok(Cursor { row, col, pending_wrap, pen, charsets: Charsets { slots, active } })
 }
 
@@ -272,7 +311,7 @@ fn load_color(r: &mut Reader<'_>) -> Result<Color, SnapshotError> {
     })
 }
 
-fn save_style(style: &Style, w: &mut Writer) {
+pub(super) fn save_style(style: &Style, w: &mut Writer) {
     save_color(style.fg, w);
     save_color(style.bg, w);
     save_color(style.underline_color, w);
@@ -282,7 +321,7 @@ fn save_style(style: &Style, w: &mut Writer) {
     w.u32(style.hyperlink.map_or(0, |l| l.0));
 }
 
-fn load_style(r: &mut Reader<'_>) -> Result<Style, SnapshotError> {
+pub(super) fn load_style(r: &mut Reader<'_>) -> Result<Style, SnapshotError> {
     let fg = load_color(r)?;
     let bg = load_color(r)?;
     let underline_color = load_color(r)?;
@@ -301,66 +340,11 @@ fn load_style(r: &mut Reader<'_>) -> Result<Style, SnapshotError> {
     Ok(Style { fg, bg, underline_color, underline, flags, hyperlink: has_link.then_some(link) })
 }
 
-fn save_styles(table: &StyleTable, w: &mut Writer) {
-    let parts = table.parts();
-    w.usize(parts.styles.len());
-    for style in parts.styles {
-        save_style(style, w);
-    }
-    for slot in parts.recent {
-        w.bool(slot.is_some());
-        if let Some((style, id)) = slot {
-            save_style(style, w);
-            w.u32(id.0);
-        }
-    }
-    w.usize(parts.links.len());
-    for link in parts.links {
-        w.opt_str(link.id.as_deref());
-        w.str(&link.uri);
-    }
-    w.usize(parts.compact_at);
-    w.usize(parts.peak);
-}
-
-fn load_styles(r: &mut Reader<'_>) -> Result<StyleTable, SnapshotError> {
-    // A style takes at least seven bytes (`save_style`).
-    let count = r.count(7)?;
-    let styles = (0..count).map(|_| load_style(r)).collect::<Result<Vec<_>, _>>()?;
-    if styles.first() != Some(&Style::default()) {
-        return Err(Invalid("a style table"));
-    }
-    let mut recent = Vec::with_capacity(RECENT_SLOTS);
-    for _ in 0..RECENT_SLOTS {
-        recent.push(if r.bool()? { Some((load_style(r)?, StyleId(r.u32()?))) } else { None });
-    }
-    let count = r.count(2)?;
-    let mut links = Vec::with_capacity(count);
-    for _ in 0..count {
-        links.push(Hyperlink { id: r.opt_string()?, uri: r.string()? });
-    }
-    let compact_at = r.up_to(usize::MAX, "a style count")?;
-    let peak = r.up_to(usize::MAX, "a style count")?;
-    let link_ok = |style: &Style| style.hyperlink.is_none_or(|l| (l.0 as usize) < links.len());
-    let recent_ok = recent
-        .iter()
-        .flatten()
-        .all(|(style, id)| styles.get(id.index()) == Some(style) && link_ok(style));
-    if !styles.iter().all(link_ok) || !recent_ok {
-        return Err(Invalid("a style table"));
-    }
-    StyleTable::from_parts(styles, recent, links, compact_at, peak).ok_or(Invalid("a style table"))
-}
-
 /// Every style id a cell, pen or scrollback row holds names a style in `styles`.
-fn check_ids(state: &State, styles: &StyleTable) -> Result<(), SnapshotError> {
+fn check_ids(state: &State, styles: &WireStyles) -> Result<(), SnapshotError> {
     let known = |id: StyleId| id.index() < styles.len();
     let row_ok = |row: &Row| row.cells().iter().all(|c| known(c.style()));
-    let cursor_ok = |c: &Cursor| {
-        known(c.pen.id)
-            && c.pen.blank.is_none_or(known)
-            && c.pen.style.hyperlink.is_none_or(|l| styles.link(l).is_some())
-    };
+    let cursor_ok = |c: &Cursor| known(c.pen.id) && c.pen.blank.is_none_or(known);
     let screen_ok = |s: &Screen| {
         s.grid.rows().iter().all(row_ok) && cursor_ok(&s.cursor) && cursor_ok(&s.saved)
     };

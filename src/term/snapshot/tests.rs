@@ -1,7 +1,7 @@
 //! Snapshots restore the model exactly, wherever they are taken, and refuse bad bytes.
 
 use super::SnapshotError;
-use crate::term::{TermConfig, TermSize, Terminal};
+use crate::term::{Hyperlink, Row, Style, TermConfig, TermSize, Terminal};
 
 /// A stream that leaves most of the state away from its defaults: styles and links, modes,
 /// tab stops, a scroll region, colors, titles, charsets, a saved cursor, marks, wide
@@ -15,6 +15,24 @@ const RICH: &[u8] = b"\x1b]0;first\x07\x1b[22;0t\x1b]2;second\x07\x1b]7;file:///
 
 fn term(cols: usize, lines: usize) -> Terminal {
     Terminal::new(TermSize::new(cols, lines), TermConfig { scrollback_lines: 50 })
+}
+
+/// A cell as a user sees it: its character and flags, its style and the link it names (a
+/// model's style ids are its own).
+pub(crate) type Seen = (u32, Style, Option<Hyperlink>);
+
+pub(crate) fn seen(term: &Terminal, row: &Row) -> Vec<Seen> {
+    let cell = |c: &crate::term::Cell| {
+        let mut style = *term.style(c.style());
+        let link = style.hyperlink.take().and_then(|l| term.hyperlink(l).cloned());
+        (c.bits(), style, link)
+    };
+    row.cells().iter().map(cell).collect()
+}
+
+/// The screen as a user sees it.
+fn shown(term: &Terminal) -> Vec<Vec<Seen>> {
+    term.rows().iter().map(|row| seen(term, row)).collect()
 }
 
 fn restored(bytes: &[u8]) -> Terminal {
@@ -48,7 +66,7 @@ fn a_replica_restored_anywhere_follows_the_server_byte_for_byte() {
             let held = replica.scrollback_len();
             assert_eq!(replica.snapshot(held), server.snapshot(held), "cut at {cut}");
         }
-        assert_eq!(replica.rows(), server.rows(), "cut at {cut}");
+        assert_eq!(shown(&replica), shown(&server), "cut at {cut}");
     }
 }
 
@@ -110,4 +128,70 @@ fn bad_snapshots_are_errors_never_panics() {
             }
         }
     }
+}
+
+/// `lines` lines of `cols` cells, each cell in a truecolor no other cell has.
+pub(crate) fn painted(lines: std::ops::Range<usize>, cols: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for line in lines {
+        for col in 0..cols {
+            let n = line * cols + col;
+            out += &format!("\x1b[38;2;{};{};{}m{}", n >> 16, (n >> 8) & 0xff, n & 0xff, col % 10);
+        }
+        out += "\x1b[m\r\n";
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn a_snapshot_carries_only_the_styles_of_what_it_sends() {
+    let big = || Terminal::new(TermSize::new(40, 5), TermConfig { scrollback_lines: 2000 });
+    let (mut many, mut plain) = (big(), big());
+    many.advance(&painted(0..2000, 40));
+    plain.advance(&b"plain line\r\n".repeat(2000));
+    for term in [&mut many, &mut plain] {
+        term.advance(b"\x1b[2J\x1b[H\x1b[1;32msame screen\x1b[m");
+    }
+    assert!(many.style_count() > 40_000, "the model holds its scrollback's styles");
+    let (a, b) = (many.snapshot(0), plain.snapshot(0));
+    assert_eq!(a.len(), b.len(), "a snapshot without scrollback costs the same either way");
+    let replica = restored(&a);
+    assert_eq!(replica.style_count(), 2, "the default and the one on screen");
+    assert_eq!(shown(&replica), shown(&many));
+    // Rows sent carry their own styles, and only theirs.
+    let with_rows = many.snapshot(10);
+    assert!(with_rows.len() < a.len() + 10 * 40 * 16, "{} bytes", with_rows.len());
+    let replica = restored(&with_rows);
+    assert_eq!(replica.style_count(), 2 + 10 * 40);
+    for i in 0..10 {
+        let row = |t: &Terminal| seen(t, &t.scrollback_row(t.scrollback_len() - 1 - i).unwrap());
+        assert_eq!(row(&replica), row(&many), "scrollback row {i} from the newest");
+    }
+}
+
+#[test]
+fn a_snapshot_carries_at_most_eight_mebibytes_of_links() {
+    let mut server = term(40, 28);
+    let link = |n: usize| format!("https://example.com/{n:04}/{}", "x".repeat(7970));
+    let mut screen = String::new();
+    for n in 0..40 * 28 - 1 {
+        screen += &format!("\x1b]8;;{}\x07L", link(n));
+    }
+    server.advance(screen.as_bytes());
+    let bytes = server.snapshot(0);
+    assert!(bytes.len() < (8 << 20) + 64 * 1024, "{} bytes", bytes.len());
+    let replica = restored(&bytes);
+    let linked: Vec<bool> = replica
+        .rows()
+        .iter()
+        .flat_map(|row| seen(&replica, row))
+        .filter(|(bits, ..)| bits & 0x1F_FFFF == u32::from('L'))
+        .map(|(_, _, link)| link.is_some())
+        .collect();
+    let kept = linked.iter().take_while(|&&l| l).count();
+    assert_eq!(kept, (8 << 20) / link(0).len(), "the first cells keep their links");
+    assert!(linked[kept..].iter().all(|&l| !l), "cells past the budget show without theirs");
+    let first = replica.rows()[0].cells()[0];
+    let uri = replica.hyperlink(replica.style(first.style()).hyperlink.expect("a link"));
+    assert_eq!(uri.map(|l| l.uri.clone()), Some(link(0)));
 }

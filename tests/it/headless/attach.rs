@@ -300,6 +300,7 @@ fn a_client_inside_a_lock_cannot_attach() {
     let instance = runtime.start(BASH);
     instance.wait_for_prompt("1");
     let path = attach_socket(&instance.socket).display().to_string();
+    let version = paddock::ctl::wire::VERSION.to_string();
     let out = runtime
         .paddock(&["sandbox", "run", "--write", &work.display().to_string(), "--socket", &path])
         .args(["--", "true"])
@@ -308,12 +309,12 @@ fn a_client_inside_a_lock_cannot_attach() {
     let stderr = super::text(&out.stderr);
     assert_eq!(out.status.code(), Some(125), "{stderr}");
     assert!(stderr.contains("is a paddock control socket"), "{stderr}");
-    // Hello, then (were it greeted) `id` typed into pane 1.
+    // Hello (in this paddock's protocol version), then (were it greeted) `id` typed into pane 1.
     let hello = "import socket, struct, sys\n\
         s = socket.socket(socket.AF_UNIX)\n\
         s.connect(sys.argv[1])\n\
         try:\n\
-        \x20   s.sendall(struct.pack('<IBH', 3, 1, 1))\n\
+        \x20   s.sendall(struct.pack('<IBH', 3, 1, int(sys.argv[2])))\n\
         except OSError:\n\
         \x20   pass  # refused before its hello was read\n\
         answer = s.recv(65536)\n\
@@ -321,7 +322,7 @@ fn a_client_inside_a_lock_cannot_attach() {
         if answer[4:5] == b'\\x01':\n\
         \x20   s.sendall(struct.pack('<IBII', 12, 2, 1, 3) + b'id\\r')\n";
     let out = std::process::Command::new("unshare")
-        .args(["--user", "--pid", "--fork", "python3", "-c", hello, &path])
+        .args(["--user", "--pid", "--fork", "python3", "-c", hello, &path, &version])
         .output()
         .expect("unshare");
     let stdout = super::text(&out.stdout);
@@ -329,7 +330,7 @@ fn a_client_inside_a_lock_cannot_attach() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(!instance.capture("1").contains("uid="), "the refused client typed nothing");
     // The same client outside any namespace of its own is greeted and types.
-    let out = std::process::Command::new("python3").args(["-c", hello, &path]).output();
+    let out = std::process::Command::new("python3").args(["-c", hello, &path, &version]).output();
     assert!(out.expect("python3").status.success());
     instance.wait_for_text("1", "uid=");
 }
