@@ -18,6 +18,7 @@ mod pulse;
 mod secrets;
 mod workspace;
 pub mod worktree;
+pub mod worktree_git;
 
 #[cfg(unix)]
 pub mod headless;

@@ -4,8 +4,8 @@
 //! repository, each on its branch, each locked to its own folder.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use super::worktree_git::{RunGit, CHECKOUT, QUESTION};
 use crate::config::Worktree;
 use crate::sandbox::worktree::worktree_of;
 
@@ -34,18 +34,20 @@ fn fnv1a(bytes: &[u8]) -> u32 {
 
 /// `worktree`'s folder, canonical: the one made before when it is a worktree of the same
 /// repository, else a new one (`git worktree add`, on the branch, made from the repository's
-/// HEAD when it does not exist). Why not, in words, when git refuses.
-pub fn ensure(worktree: &Worktree) -> Result<PathBuf, String> {
-    ensure_in(&worktrees_folder().ok_or("no data folder (HOME is not set)")?, worktree)
+/// HEAD when it does not exist), git run by `git` (in a lock: `worktree_git`). Why not, in
+/// words, when git refuses.
+pub fn ensure(worktree: &Worktree, git: &dyn RunGit) -> Result<PathBuf, String> {
+    ensure_in(&worktrees_folder().ok_or("no data folder (HOME is not set)")?, worktree, git)
 }
 
 /// `ensure`, with the threads' worktrees in `folders`.
-fn ensure_in(folders: &Path, worktree: &Worktree) -> Result<PathBuf, String> {
+fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<PathBuf, String> {
     let repo = worktree.repo.canonicalize().map_err(|e| {
         format!("the worktree's repository {} cannot be opened: {e}", worktree.repo.display())
     })?;
-    trusted_git_folder(&repo)?;
-    let common = git(&repo, &["rev-parse", "--path-format=absolute", "--git-common-dir"])
+    own_git_folder(&repo)?;
+    let ask = |args: &[&str]| git.run(&repo, &[], args, QUESTION);
+    let common = ask(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
         .map_err(|why| format!("{} is not a git repository: {why}", repo.display()))?;
     let common = PathBuf::from(common.trim());
     let common = common.canonicalize().unwrap_or(common);
@@ -61,20 +63,27 @@ fn ensure_in(folders: &Path, worktree: &Worktree) -> Result<PathBuf, String> {
             )),
         };
     }
-    if let Some(parent) = folder.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
-    }
     let branch = &worktree.branch;
-    let exists = git(&repo, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]);
-    let target = folder.to_string_lossy().into_owned();
+    let exists = ask(&["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]);
+    // Made empty first (git fills an empty folder), so git's lock can write this folder and
+    // not the others beside it (other threads' worktrees).
+    let made = std::fs::create_dir_all(folder.parent().unwrap_or(folders))
+        .and_then(|()| std::fs::create_dir(&folder))
+        .and_then(|()| folder.canonicalize());
+    let target = made.map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
+    let writes = [common, target.clone()];
+    let target_text = target.to_string_lossy().into_owned();
     let args: Vec<&str> = if exists.is_ok() {
-        vec!["worktree", "add", "--quiet", &target, branch]
+        vec!["worktree", "add", "--quiet", &target_text, branch]
     } else {
-        vec!["worktree", "add", "--quiet", "-b", branch, &target]
+        vec!["worktree", "add", "--quiet", "-b", branch, &target_text]
     };
-    git(&repo, &args).map_err(|why| format!("git could not make the worktree: {why}"))?;
-    folder.canonicalize().map_err(|e| format!("{}: {e}", folder.display()))
+    if let Err(why) = git.run(&repo, &writes, &args, CHECKOUT) {
+        // Left as it was: the next start tries again (git removes what it made itself).
+        let _ = std::fs::remove_dir(&target);
+        return Err(format!("git could not make the worktree: {why}"));
+    }
+    Ok(target)
 }
 
 /// `worktree`'s folder, canonical, when it has been made.
@@ -83,12 +92,12 @@ pub fn existing(worktree: &Worktree) -> Option<PathBuf> {
     place(&worktrees_folder()?, &repo, &worktree.branch).canonicalize().ok()
 }
 
-/// paddock runs git unlocked, on a repository its locked threads write: only one whose git
-/// folder is `repo/.git` itself (git is never left to look for one above it, where a lock
-/// could have made its own), that sends git nowhere else, and whose own config names no
-/// checkout filter (a program git would run); `git` turns hooks and the file-system monitor
-/// off for it.
-fn trusted_git_folder(repo: &Path) -> Result<(), String> {
+/// paddock makes worktrees of a repository's main checkout: its git folder is `repo/.git`
+/// itself (git is never left to look for one above it, where a lock could have made its own),
+/// and sends git nowhere else (a `commondir`, which a repository's own git folder never has).
+/// These say early and plainly what a lock planted; what holds is git's own lock
+/// (`worktree_git`), since a lock may write them again between this check and git's read.
+fn own_git_folder(repo: &Path) -> Result<(), String> {
     let git_folder = repo.join(".git");
     let is_folder = git_folder.symlink_metadata().is_ok_and(|m| m.is_dir());
     if !is_folder {
@@ -98,9 +107,6 @@ fn trusted_git_folder(repo: &Path) -> Result<(), String> {
             git_folder.display()
         ));
     }
-    // A repository's own git folder never sends git elsewhere; one that does was made to (a
-    // locked program may write the repository, not its config or hooks, but a `commondir`
-    // would have git take those from a folder of its own).
     let commondir = git_folder.join("commondir");
     if commondir.symlink_metadata().is_ok() {
         return Err(format!(
@@ -110,56 +116,7 @@ fn trusted_git_folder(repo: &Path) -> Result<(), String> {
             commondir.display()
         ));
     }
-    let filters = Command::new("git")
-        .arg(format!("--git-dir={}", git_folder.display()))
-        .args(["config", "--local", "--includes", "--get-regexp"])
-        .arg(r"^filter\..*\.(smudge|process)$")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_CONFIG")
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    // Exit 1: no such setting.
-    if filters.status.success() {
-        let named = String::from_utf8_lossy(&filters.stdout);
-        let named = crate::sandbox::visible(named.lines().next().unwrap_or_default());
-        return Err(format!(
-            "{}'s own config sets a checkout filter ({named}), a program git would run outside \
-             any lock when paddock makes the worktree: make the worktree yourself, or remove it",
-            repo.display()
-        ));
-    }
-    if filters.status.code() != Some(1) {
-        let said = String::from_utf8_lossy(&filters.stderr);
-        return Err(format!(
-            "{} is not a git repository git can read: {}",
-            repo.display(),
-            crate::sandbox::visible(said.trim())
-        ));
-    }
     Ok(())
-}
-
-/// `git ARGS` in `repo`, its git folder named (`trusted_git_folder`): its output, or its error
-/// output. Without the repository's hooks, file-system monitor and submodules.
-fn git(repo: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("git")
-        .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
-        .args(["-c", "submodule.recurse=false"])
-        .arg(format!("--git-dir={}", repo.join(".git").display()))
-        .arg(format!("--work-tree={}", repo.display()))
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-    } else {
-        let said = String::from_utf8_lossy(&output.stderr).trim().to_owned();
-        Err(if said.is_empty() { format!("git ended with {}", output.status) } else { said })
-    }
 }
 
 #[cfg(test)]
@@ -180,10 +137,13 @@ mod tests {
     }
 
     /// A repository whose hooks would run at checkout, and a worktree of it made by paddock:
-    /// the hook never runs; a repository whose git could run what a lock put there is refused.
+    /// the hook never runs; a repository whose git folder was made to send git elsewhere is
+    /// refused. (git's lock is tested with paddock's launcher, in `tests/it`.)
     #[test]
     fn paddock_makes_a_worktree_without_running_the_repositorys_hooks() {
+        use super::super::worktree_git::UnlockedGit;
         use std::os::unix::fs::PermissionsExt;
+        use std::process::Command;
         let dir = std::env::temp_dir().join(format!("paddock-app-worktree-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let repo = dir.join("repo");
@@ -212,19 +172,21 @@ mod tests {
         std::fs::remove_file(&marker).expect("remove marker");
         let wanted = Worktree { repo: repo.clone(), branch: "agent-a".into() };
         let folders = dir.join("worktrees");
-        let made = ensure_in(&folders, &wanted).expect("the worktree");
+        let made = ensure_in(&folders, &wanted, &UnlockedGit).expect("the worktree");
         assert!(made.join("README").is_file(), "checked out");
         assert!(!marker.exists(), "the repository's hook ran when paddock made the worktree");
         let other = Worktree { repo: repo.clone(), branch: "agent-b".into() };
         let refused = |planted: &str, why: &str| {
-            let said = ensure_in(&folders, &other).expect_err(planted);
+            let said = ensure_in(&folders, &other, &UnlockedGit).expect_err(planted);
             assert!(said.contains(why), "{planted}: {said}");
             assert!(!place(&folders, &repo.canonicalize().expect("repo"), "agent-b").exists());
         };
-        // A checkout filter in the repository's own config.
-        run(&["config", "filter.x.smudge", "touch /nonexistent"]);
-        refused("a filter", "sets a checkout filter (filter.x.smudge");
-        run(&["config", "--unset", "filter.x.smudge"]);
+        // A branch git refuses (checked out in the main checkout): the empty folder paddock
+        // made for it goes again.
+        let main = Worktree { repo: repo.clone(), branch: "main".into() };
+        let said = ensure_in(&folders, &main, &UnlockedGit).expect_err("main is checked out");
+        assert!(said.contains("git could not make the worktree"), "{said}");
+        assert!(!place(&folders, &repo.canonicalize().expect("repo"), "main").exists());
         // A git folder that sends git elsewhere.
         std::fs::write(repo.join(".git/commondir"), dir.display().to_string()).expect("plant");
         refused("a commondir", "sends git to another folder");

@@ -47,6 +47,8 @@ pub struct Numbering<'a> {
     links_by_id: FxMap<u32, HyperlinkId>,
     out: WireStyles,
     link_bytes: usize,
+    /// The last id numbered and its number: a row's cells mostly repeat their neighbour's.
+    last: (StyleId, StyleId),
 }
 
 impl<'a> Numbering<'a> {
@@ -60,11 +62,22 @@ impl<'a> Numbering<'a> {
             links_by_id: FxMap::default(),
             out: WireStyles::default(),
             link_bytes: 0,
+            last: (StyleId::DEFAULT, StyleId::DEFAULT),
         }
     }
 
     /// The wire number of the model's style `id`.
+    #[inline]
     pub fn id(&mut self, id: StyleId) -> StyleId {
+        if id == self.last.0 {
+            return self.last.1;
+        }
+        let wire = self.number(id);
+        self.last = (id, wire);
+        wire
+    }
+
+    fn number(&mut self, id: StyleId) -> StyleId {
         if let Some(&wire) = self.by_id.get(&id.0) {
             return wire;
         }

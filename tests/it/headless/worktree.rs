@@ -85,3 +85,63 @@ fn a_thread_on_its_own_worktree_commits_on_its_branch_and_nothing_else() {
     let clash = instance.wait_for_text("2", "was not started");
     assert!(clash.contains("git could not make the worktree") && clash.contains("main"), "{clash}");
 }
+
+/// What a locked agent can leave in a repository for the git that makes another thread's
+/// worktree (found by an outside attack, when that git ran unlocked): a checkout filter in a
+/// worktree config, which git copies to the new worktree and runs at checkout; a reflog made a
+/// link to a file outside. That git runs in a lock of its own: the filter runs, and writes only
+/// the new worktree; the link leads nowhere it may write.
+#[test]
+fn the_git_that_makes_a_worktree_runs_locked() {
+    let runtime = Runtime::new();
+    let (home, repo, outside) =
+        (runtime.dir.join("home"), runtime.dir.join("repo"), runtime.dir.join("outside"));
+    for dir in [&home, &repo, &outside] {
+        std::fs::create_dir_all(dir).expect("folder");
+    }
+    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Agent\n\temail = a@t.test\n")
+        .expect("gitconfig");
+    let env: [(&str, &OsStr); 1] = [("HOME", home.as_os_str())];
+    let git_here = |args: &[&str]| {
+        let out =
+            Command::new("git").args(args).current_dir(&repo).envs(env).output().expect("git");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    git_here(&["init", "-q", "-b", "main"]);
+    // The user's own setting (git sets it for a sparse checkout too).
+    git_here(&["config", "core.repositoryformatversion", "1"]);
+    git_here(&["config", "extensions.worktreeConfig", "true"]);
+    std::fs::write(repo.join(".gitattributes"), "*.txt filter=ev\n").expect("attributes");
+    std::fs::write(repo.join("a.txt"), "text\n").expect("a.txt");
+    git_here(&["add", "."]);
+    git_here(&["commit", "-q", "-m", "first"]);
+    // What the agent plants: a filter in the worktree config, a reflog that is a link.
+    let pwned = outside.join("pwned");
+    let filter = format!("sh -c 'echo ran > ran-here; echo x > {}; cat'", pwned.display());
+    // Quoted: a `;` would start a comment.
+    let planted = format!("[filter \"ev\"]\n\tsmudge = \"{filter}\"\n");
+    std::fs::write(repo.join(".git/config.worktree"), planted).expect("config.worktree");
+    let bashrc = outside.join("bashrc");
+    std::fs::write(&bashrc, "mine\n").expect("bashrc");
+    std::os::unix::fs::symlink(&bashrc, repo.join(".git/logs/refs/heads/agent-r")).expect("link");
+    let show = "ls; cat a.txt; echo started; exec sleep 600";
+    write_config(
+        &runtime,
+        &format!(
+            r#"(threads: [(name: "filtered", command: ["sh", "-c", {show:?}],
+                worktree: (repo: "{repo}", branch: "agent-f")),
+                (name: "reflogged", command: ["true"],
+                worktree: (repo: "{repo}", branch: "agent-r"))])"#,
+            repo = repo.display()
+        ),
+    );
+    let instance = runtime.start_with_env(&[], &env);
+    let screen = instance.wait_for_text("1", "started");
+    assert!(screen.contains("ran-here") && screen.contains("text"), "the filter ran: {screen}");
+    assert!(!pwned.exists(), "the filter wrote outside the new worktree");
+    // The link's target is outside git's lock: git cannot write the branch's reflog.
+    let refused = instance.wait_for_text("2", "was not started");
+    assert!(refused.contains("git could not make the worktree"), "{refused}");
+    assert_eq!(std::fs::read_to_string(&bashrc).expect("bashrc"), "mine\n");
+    assert!(pwned.symlink_metadata().is_err());
+}
