@@ -47,10 +47,19 @@ fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<Pa
     })?;
     own_git_folder(&repo)?;
     let ask = |args: &[&str]| git.run(&repo, &[], args, QUESTION);
-    let common = ask(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
+    let said = ask(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
         .map_err(|why| format!("{} is not a git repository: {why}", repo.display()))?;
-    let common = PathBuf::from(common.trim());
-    let common = common.canonicalize().unwrap_or(common);
+    // The repository's own git folder (`own_git_folder`): git must say so too.
+    let common =
+        repo.join(".git").canonicalize().map_err(|e| format!("{}: {e}", repo.display()))?;
+    let said = PathBuf::from(said.trim());
+    if said.canonicalize().ok().as_ref() != Some(&common) {
+        return Err(format!(
+            "git takes {}'s git folder to be {}: something sends it elsewhere; look at it",
+            repo.display(),
+            crate::sandbox::visible(&said.display().to_string())
+        ));
+    }
     let folder = place(folders, &repo, &worktree.branch);
     if folder.exists() {
         let real = folder.canonicalize().map_err(|e| format!("{}: {e}", folder.display()))?;
@@ -71,7 +80,17 @@ fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<Pa
         .and_then(|()| std::fs::create_dir(&folder))
         .and_then(|()| folder.canonicalize());
     let target = made.map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
-    let writes = [common, target.clone()];
+    // What making a worktree writes, and no more (not the rest of the git folder: a checkout
+    // filter runs in this lock). `logs/` may not be there yet; `reftable/` is where refs are
+    // kept in that format.
+    let _ = std::fs::create_dir(common.join("worktrees"));
+    let _ = std::fs::create_dir(common.join("logs"));
+    let mut writes: Vec<PathBuf> = ["worktrees", "refs", "logs", "reftable"]
+        .iter()
+        .map(|name| common.join(name))
+        .filter(|folder| folder.symlink_metadata().is_ok_and(|m| m.is_dir()))
+        .collect();
+    writes.push(target.clone());
     let target_text = target.to_string_lossy().into_owned();
     let args: Vec<&str> = if exists.is_ok() {
         vec!["worktree", "add", "--quiet", &target_text, branch]
@@ -83,7 +102,18 @@ fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<Pa
         let _ = std::fs::remove_dir(&target);
         return Err(format!("git could not make the worktree: {why}"));
     }
-    Ok(target)
+    // As git left it: what ran in git's lock (a checkout filter) could write the new folder's
+    // `.git` file, and one sending git elsewhere would run what it finds there for you.
+    match worktree_of(&target) {
+        Some(found) if found.common == common => Ok(target),
+        _ => Err(format!(
+            "the worktree git made in {} no longer points back to {}: something that ran while \
+             git made it (a checkout filter) changed its `.git`; look at it, and remove it to \
+             let paddock make it again",
+            target.display(),
+            repo.display()
+        )),
+    }
 }
 
 /// `worktree`'s folder, canonical, when it has been made.

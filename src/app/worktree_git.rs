@@ -4,11 +4,12 @@
 //! (a checkout filter named in the repository's config, a worktree's config or the user's, with
 //! the `.gitattributes` of a branch a lock committed) and where it would write (a reflog a lock
 //! made a link, a `commondir` written between a check and git's own read) are then the
-//! repository's to say. So git runs locked: it may write only the repository's git folder
-//! (its config and hooks read-only, as in every lock) and the new worktree's folder, the
-//! network is off, and it is stopped after a time. Hooks, the file-system monitor and submodules
-//! stay off besides; large files kept by git-lfs are left as pointers (`git lfs pull` fetches
-//! them, in a lock that lets it).
+//! repository's to say. So git runs locked: it may write only what making a worktree writes
+//! (the repository's `worktrees/`, `refs/` and `logs/`) and the new worktree's folder, it sees
+//! no home (an empty one stands in: no settings of yours, no filter they define, nothing of a
+//! thread's), the network is off, and it is stopped after a time. Hooks, the file-system
+//! monitor and submodules stay off besides; large files kept by git-lfs are left as pointers
+//! (`git lfs pull` fetches them, in a lock that lets it).
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -58,13 +59,12 @@ pub fn argv(repo: &Path, args: &[&str]) -> Vec<String> {
 /// download (the network is off).
 const GIT_ENV: [(&str, &str); 2] = [("GIT_TERMINAL_PROMPT", "0"), ("GIT_LFS_SKIP_SMUDGE", "1")];
 
-/// git in a lock of its own, for the thread whose worktree it makes: that thread's home (its
-/// git settings), paddock's files guarded and its control sockets kept out, as for a pane.
+/// git in a lock of its own: paddock's files guarded and its control sockets kept out, as for
+/// a pane, and no home.
 pub struct LockedGit<'a> {
     pub launcher: &'a Path,
     pub guarded: &'a [PathBuf],
     pub socket: &'a Path,
-    pub thread: &'a str,
 }
 
 impl RunGit for LockedGit<'_> {
@@ -89,8 +89,6 @@ impl RunGit for LockedGit<'_> {
             session_folders: sandbox::policy::session_folders(),
             ..crate::app::lock::policy_for(&lock, self.guarded)
         };
-        let path = std::env::var_os("PATH");
-        let policy = crate::app::lock::with_home(policy, self.thread, path.as_deref())?;
         let launch = sandbox::host(self.launcher.to_owned()).wrap(&policy, &argv(repo, args));
         let Some(launched) = launch.argv else {
             let why = match launch.enforcement {

@@ -511,9 +511,37 @@ fn settings(text: &str) -> Vec<(String, String)> {
         // `key = value`, or a bare `key` (true).
         let (key, value) = line.split_once('=').unwrap_or((line, "true"));
         let key = format!("{section}.{}", key.trim().to_lowercase());
-        found.push((key, value.trim().trim_matches('"').to_owned()));
+        found.push((key, config_value(value)));
     }
     found
+}
+
+/// A setting's value as git reads it: quotes dropped, escapes (`\"`, `\\`, `\n`, `\t`, `\b`)
+/// taken.
+fn config_value(raw: &str) -> String {
+    let mut value = String::with_capacity(raw.len());
+    let mut chars = raw.trim().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {}
+            '\\' => match chars.next() {
+                Some('n') => value.push('\n'),
+                Some('t') => value.push('\t'),
+                Some('b') => {
+                    value.pop();
+                }
+                Some(c @ ('"' | '\\')) => value.push(c),
+                // Not an escape git knows (it refuses the file): shown as written.
+                Some(other) => {
+                    value.push('\\');
+                    value.push(other);
+                }
+                None => {}
+            },
+            c => value.push(c),
+        }
+    }
+    value
 }
 
 /// A config's lines as git reads them: a comment (`;` or `#` outside quotes) ends a line, and

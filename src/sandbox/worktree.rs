@@ -29,20 +29,38 @@ pub struct WorktreeGit {
 /// `gitdir` names this `.git`. Anything else (a submodule, a hand-made pointer) is None.
 pub fn worktree_of(folder: &Path) -> Option<WorktreeGit> {
     let pointer = folder.join(".git");
-    if !pointer.symlink_metadata().ok()?.is_file() {
-        return None;
-    }
-    let text = std::fs::read_to_string(&pointer).ok()?;
+    let text = read_pointer(&pointer)?;
     let named = Path::new(text.strip_prefix("gitdir:")?.trim());
     let gitdir = folder.join(named).canonicalize().ok()?;
     let common = gitdir.parent().filter(|p| p.ends_with("worktrees"))?.parent()?.to_owned();
-    let listed = std::fs::read_to_string(gitdir.join("commondir")).ok()?;
+    let listed = read_pointer(&gitdir.join("commondir"))?;
     let listed = gitdir.join(listed.trim()).canonicalize().ok()?;
-    let back = std::fs::read_to_string(gitdir.join("gitdir")).ok()?;
+    let back = read_pointer(&gitdir.join("gitdir"))?;
     let back = Path::new(back.trim()).canonicalize().ok()?;
     let ours = pointer.canonicalize().ok()?;
     let is_repository = ["HEAD", "objects", "refs"].iter().all(|n| common.join(n).exists());
     (listed == common && back == ours && is_repository).then_some(WorktreeGit { gitdir, common })
+}
+
+/// A pointer file git wrote (a `.git` file, `commondir`, `gitdir`): a regular file of at most
+/// 4 KiB, not a link, opened without waiting (a lock may have made it a named pipe, which would
+/// hold paddock at the open).
+fn read_pointer(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = options.open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(4096).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 /// `policy` with what a commit in each writable worktree needs (see the module). A worktree
@@ -123,6 +141,12 @@ mod tests {
         // The repository writable already: nothing added.
         let both = Policy { write: vec![wt.clone(), repo.clone()], ..Policy::default() };
         assert_eq!(with_worktrees(both.clone()), both);
+        // A pointer made a named pipe is no worktree, and is not waited on.
+        let back = common.join("worktrees/wt/gitdir");
+        std::fs::remove_file(&back).expect("gitdir");
+        let made = Command::new("mkfifo").arg(&back).status().expect("mkfifo");
+        assert!(made.success());
+        assert_eq!(worktree_of(&wt), None);
         // A pointer leading somewhere else is no worktree.
         std::fs::write(wt.join(".git"), format!("gitdir: {}\n", common.display())).expect("w");
         assert_eq!(worktree_of(&wt), None);

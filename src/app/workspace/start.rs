@@ -34,8 +34,7 @@ impl Workspace {
         // A thread's own worktree, made or found first: it is the thread's working folder and,
         // locked, a writable folder of its lock.
         let worktree = match launch.thread.as_ref().and_then(|t| t.worktree.as_ref()) {
-            Some(wanted) => match crate::app::worktree::ensure(wanted, &self.worktree_git(&launch))
-            {
+            Some(wanted) => match crate::app::worktree::ensure(wanted, &self.worktree_git()) {
                 Ok(folder) => {
                     launch.cwd = Some(folder.clone());
                     Some(folder)
@@ -196,14 +195,12 @@ impl Workspace {
         Ok(())
     }
 
-    /// The git that makes `launch`'s thread's worktree: in a lock of its own, with the
-    /// thread's home.
-    fn worktree_git<'a>(&'a self, launch: &'a Launch) -> crate::app::worktree_git::LockedGit<'a> {
+    /// The git that makes a thread's worktree, in a lock of its own.
+    fn worktree_git(&self) -> crate::app::worktree_git::LockedGit<'_> {
         crate::app::worktree_git::LockedGit {
             launcher: &self.options.launcher,
             guarded: &self.options.guarded,
             socket: &self.options.socket,
-            thread: launch.thread.as_ref().map_or("", |t| t.name.as_str()),
         }
     }
 

@@ -90,7 +90,8 @@ fn a_thread_on_its_own_worktree_commits_on_its_branch_and_nothing_else() {
 /// worktree (found by an outside attack, when that git ran unlocked): a checkout filter in a
 /// worktree config, which git copies to the new worktree and runs at checkout; a reflog made a
 /// link to a file outside. That git runs in a lock of its own: the filter runs, and writes only
-/// the new worktree; the link leads nowhere it may write.
+/// the new worktree (a worktree it points elsewhere is refused); the link leads nowhere it may
+/// write.
 #[test]
 fn the_git_that_makes_a_worktree_runs_locked() {
     let runtime = Runtime::new();
@@ -117,7 +118,10 @@ fn the_git_that_makes_a_worktree_runs_locked() {
     git_here(&["commit", "-q", "-m", "first"]);
     // What the agent plants: a filter in the worktree config, a reflog that is a link.
     let pwned = outside.join("pwned");
-    let filter = format!("sh -c 'echo ran > ran-here; echo x > {}; cat'", pwned.display());
+    // It runs in each new worktree; in agent-x's it also points the worktree's git elsewhere.
+    let redirect = "case $PWD in *agent-x) echo gitdir: /tmp > .git;; esac";
+    let filter =
+        format!("sh -c 'echo ran > ran-here; echo x > {}; {redirect}; cat'", pwned.display());
     // Quoted: a `;` would start a comment.
     let planted = format!("[filter \"ev\"]\n\tsmudge = \"{filter}\"\n");
     std::fs::write(repo.join(".git/config.worktree"), planted).expect("config.worktree");
@@ -131,7 +135,9 @@ fn the_git_that_makes_a_worktree_runs_locked() {
             r#"(threads: [(name: "filtered", command: ["sh", "-c", {show:?}],
                 worktree: (repo: "{repo}", branch: "agent-f")),
                 (name: "reflogged", command: ["true"],
-                worktree: (repo: "{repo}", branch: "agent-r"))])"#,
+                worktree: (repo: "{repo}", branch: "agent-r")),
+                (name: "redirected", command: ["true"],
+                worktree: (repo: "{repo}", branch: "agent-x"))])"#,
             repo = repo.display()
         ),
     );
@@ -143,5 +149,9 @@ fn the_git_that_makes_a_worktree_runs_locked() {
     let refused = instance.wait_for_text("2", "was not started");
     assert!(refused.contains("git could not make the worktree"), "{refused}");
     assert_eq!(std::fs::read_to_string(&bashrc).expect("bashrc"), "mine\n");
+    // What ran while git made a worktree pointed it elsewhere: the thread does not start.
+    let redirected = instance.wait_for_text("3", "was not started");
+    let words = redirected.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("no longer points back"), "{redirected}");
     assert!(pwned.symlink_metadata().is_err());
 }
