@@ -18,6 +18,7 @@ mod pulse;
 mod secrets;
 mod workspace;
 pub mod worktree;
+mod worktree_check;
 pub mod worktree_git;
 
 #[cfg(unix)]

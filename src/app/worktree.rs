@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::worktree_git::{RunGit, CHECKOUT, QUESTION};
+use super::worktree_check::{left_clean, names_in, plain_git_files};
+use super::worktree_git::{GitCall, RunGit, BOOKKEEPING, CHECKOUT, QUESTION};
 use crate::config::Worktree;
-use crate::sandbox::worktree::worktree_of;
+use crate::sandbox::worktree::{worktree_of, PROTECTED_IN_WORKTREE_GIT};
 
 /// Where the threads' worktrees are made.
 pub fn worktrees_folder() -> Option<PathBuf> {
@@ -46,12 +47,26 @@ fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<Pa
         format!("the worktree's repository {} cannot be opened: {e}", worktree.repo.display())
     })?;
     own_git_folder(&repo)?;
-    let ask = |args: &[&str]| git.run(&repo, &[], args, QUESTION);
+    let common =
+        repo.join(".git").canonicalize().map_err(|e| format!("{}: {e}", repo.display()))?;
+    plain_git_files(&common)?;
+    let read = [repo.clone()];
+    let ask = |args: &[&str]| {
+        let (write, protect) = (&[], &[]);
+        let call = GitCall {
+            git_dir: &common,
+            work_tree: &repo,
+            write,
+            read: &read,
+            protect,
+            args,
+            limit: QUESTION,
+        };
+        git.run(&call)
+    };
     let said = ask(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
         .map_err(|why| format!("{} is not a git repository: {why}", repo.display()))?;
     // The repository's own git folder (`own_git_folder`): git must say so too.
-    let common =
-        repo.join(".git").canonicalize().map_err(|e| format!("{}: {e}", repo.display()))?;
     let said = PathBuf::from(said.trim());
     if said.canonicalize().ok().as_ref() != Some(&common) {
         return Err(format!(
@@ -80,40 +95,106 @@ fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<Pa
         .and_then(|()| std::fs::create_dir(&folder))
         .and_then(|()| folder.canonicalize());
     let target = made.map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
-    // What making a worktree writes, and no more (not the rest of the git folder: a checkout
-    // filter runs in this lock). `logs/` may not be there yet; `reftable/` is where refs are
-    // kept in that format.
-    let _ = std::fs::create_dir(common.join("worktrees"));
+    let worktrees = common.join("worktrees");
+    let _ = std::fs::create_dir(&worktrees);
+    let before = names_in(&worktrees);
+    let made = make(&repo, &common, &target, exists.is_ok(), branch, git);
+    if made.is_err() {
+        // Gone again, and git's folder for it if this call made one: the next start tries
+        // afresh, and nothing half made is left for git to follow.
+        let _ = std::fs::remove_dir_all(&target);
+        if let Some(gitdir) = new_gitdir(&worktrees, &before) {
+            let _ = std::fs::remove_dir_all(gitdir);
+        }
+    }
+    made.map(|()| target)
+}
+
+/// A worktree of `repo` in the empty folder `target`, in two steps, each git locked
+/// (`worktree_git`): git's bookkeeping without a checkout, which runs nothing of the
+/// repository's (it may write the git folder's `worktrees/`, `refs/` and `logs/`); then the
+/// checkout, where a filter may run, able to write only `target` and the worktree's own git
+/// folder, with the pointers in both read-only. Each step's result is checked before the next.
+fn make(
+    repo: &Path,
+    common: &Path,
+    target: &Path,
+    branch_exists: bool,
+    branch: &str,
+    git: &dyn RunGit,
+) -> Result<(), String> {
+    // `logs/` may not be there yet; `reftable/` is where refs are kept in that format.
     let _ = std::fs::create_dir(common.join("logs"));
-    let mut writes: Vec<PathBuf> = ["worktrees", "refs", "logs", "reftable"]
+    let mut write: Vec<PathBuf> = ["worktrees", "refs", "logs", "reftable"]
         .iter()
         .map(|name| common.join(name))
         .filter(|folder| folder.symlink_metadata().is_ok_and(|m| m.is_dir()))
         .collect();
-    writes.push(target.clone());
+    write.push(target.to_owned());
     let target_text = target.to_string_lossy().into_owned();
-    let args: Vec<&str> = if exists.is_ok() {
-        vec!["worktree", "add", "--quiet", &target_text, branch]
+    let args: Vec<&str> = if branch_exists {
+        vec!["worktree", "add", "--quiet", "--no-checkout", &target_text, branch]
     } else {
-        vec!["worktree", "add", "--quiet", "-b", branch, &target_text]
+        vec!["worktree", "add", "--quiet", "--no-checkout", "-b", branch, &target_text]
     };
-    if let Err(why) = git.run(&repo, &writes, &args, CHECKOUT) {
-        // Left as it was: the next start tries again (git removes what it made itself).
-        let _ = std::fs::remove_dir(&target);
-        return Err(format!("git could not make the worktree: {why}"));
-    }
-    // As git left it: what ran in git's lock (a checkout filter) could write the new folder's
-    // `.git` file, and one sending git elsewhere would run what it finds there for you.
-    match worktree_of(&target) {
-        Some(found) if found.common == common => Ok(target),
-        _ => Err(format!(
-            "the worktree git made in {} no longer points back to {}: something that ran while \
-             git made it (a checkout filter) changed its `.git`; look at it, and remove it to \
-             let paddock make it again",
+    let read = [repo.to_owned()];
+    let call = GitCall {
+        git_dir: common,
+        work_tree: repo,
+        write: &write,
+        read: &read,
+        protect: &[],
+        args: &args,
+        limit: BOOKKEEPING,
+    };
+    git.run(&call).map_err(|why| format!("git could not make the worktree: {why}"))?;
+    let refused = |what: String| {
+        format!(
+            "the worktree git made in {} was removed: {what}. Something in {} changed it \
+             while git made it (a checkout filter, say); look at the repository",
             target.display(),
             repo.display()
-        )),
+        )
+    };
+    let found = worktree_of(target).filter(|found| found.common == common);
+    let found = found.ok_or_else(|| refused("it does not point back to the repository".into()))?;
+    let pointers: Vec<PathBuf> = PROTECTED_IN_WORKTREE_GIT
+        .iter()
+        .map(|name| found.gitdir.join(name))
+        .chain([target.join(".git")])
+        .collect();
+    // Made empty first, so the checkout's lock can keep it read-only (git copies one only
+    // where the repository has per-worktree settings).
+    let settings = found.gitdir.join("config.worktree");
+    let _ = std::fs::OpenOptions::new().write(true).create_new(true).open(&settings);
+    let settings_before = std::fs::read(&settings).ok();
+    let write = [target.to_owned(), found.gitdir.clone()];
+    let read = [common.to_owned()];
+    let args = ["reset", "--hard", "--quiet"];
+    let call = GitCall {
+        git_dir: &found.gitdir,
+        work_tree: target,
+        write: &write,
+        read: &read,
+        protect: &pointers,
+        args: &args,
+        limit: CHECKOUT,
+    };
+    git.run(&call).map_err(|why| {
+        format!("git could not check out the worktree (it was removed; the next start tries again): {why}")
+    })?;
+    if worktree_of(target).as_ref() != Some(&found) {
+        return Err(refused("it no longer points back to the repository".into()));
     }
+    if std::fs::read(&settings).ok() != settings_before {
+        return Err(refused("its git folder's settings changed".into()));
+    }
+    left_clean(target, &found.gitdir).map_err(refused)
+}
+
+/// The folder git made in `worktrees` since it held `before`, if any.
+fn new_gitdir(worktrees: &Path, before: &[std::ffi::OsString]) -> Option<PathBuf> {
+    names_in(worktrees).into_iter().find(|name| !before.contains(name)).map(|n| worktrees.join(n))
 }
 
 /// `worktree`'s folder, canonical, when it has been made.
@@ -217,6 +298,15 @@ mod tests {
         let said = ensure_in(&folders, &main, &UnlockedGit).expect_err("main is checked out");
         assert!(said.contains("git could not make the worktree"), "{said}");
         assert!(!place(&folders, &repo.canonicalize().expect("repo"), "main").exists());
+        // A named pipe where git reads a worktree's pointer: refused before git runs (it would
+        // wait on it until stopped).
+        let gitdir_a = repo.join(".git/worktrees/agent-a/gitdir");
+        let kept = std::fs::read(&gitdir_a).expect("gitdir");
+        std::fs::remove_file(&gitdir_a).expect("gitdir");
+        assert!(Command::new("mkfifo").arg(&gitdir_a).status().expect("mkfifo").success());
+        refused("a named pipe", "is not a plain file");
+        std::fs::remove_file(&gitdir_a).expect("fifo");
+        std::fs::write(&gitdir_a, kept).expect("gitdir back");
         // A git folder that sends git elsewhere.
         std::fs::write(repo.join(".git/commondir"), dir.display().to_string()).expect("plant");
         refused("a commondir", "sends git to another folder");

@@ -4,12 +4,13 @@
 //! (a checkout filter named in the repository's config, a worktree's config or the user's, with
 //! the `.gitattributes` of a branch a lock committed) and where it would write (a reflog a lock
 //! made a link, a `commondir` written between a check and git's own read) are then the
-//! repository's to say. So git runs locked: it may write only what making a worktree writes
-//! (the repository's `worktrees/`, `refs/` and `logs/`) and the new worktree's folder, it sees
+//! repository's to say. So git runs locked, in two steps (`worktree::ensure`): its bookkeeping
+//! without a checkout, where nothing of the repository's runs, and the checkout, whose lock
+//! may write only the new worktree and its own git folder (its pointers read-only). Each sees
 //! no home (an empty one stands in: no settings of yours, no filter they define, nothing of a
-//! thread's), the network is off, and it is stopped after a time. Hooks, the file-system
-//! monitor and submodules stay off besides; large files kept by git-lfs are left as pointers
-//! (`git lfs pull` fetches them, in a lock that lets it).
+//! thread's), has no network, and is stopped after a time. Hooks, the file-system monitor and
+//! submodules stay off besides; large files kept by git-lfs are left as pointers (`git lfs
+//! pull` fetches them, in a lock that lets it).
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -22,36 +23,43 @@ use crate::sandbox::{self, Enforcement};
 
 /// How long a question to git may take (`rev-parse`).
 pub const QUESTION: Duration = Duration::from_secs(20);
-/// How long making a worktree may take (a checkout of a large repository).
+/// How long git's bookkeeping for a new worktree may take (no checkout).
+pub const BOOKKEEPING: Duration = Duration::from_secs(30);
+/// How long the checkout of a new worktree may take (a large repository).
 pub const CHECKOUT: Duration = Duration::from_secs(120);
 /// Output kept of a git run: enough for any message.
 const KEPT: u64 = 64 * 1024;
 
-/// Runs git for `worktree::ensure`.
-pub trait RunGit {
-    /// `git ARGS` on `repo` (its git folder named), able to write only `writes`: its output,
-    /// or why not (git's error output).
-    fn run(
-        &self,
-        repo: &Path,
-        writes: &[PathBuf],
-        args: &[&str],
-        limit: Duration,
-    ) -> Result<String, String>;
+/// One git command for `worktree::ensure`: on which git folder and work tree, what its lock
+/// lets it write and read and keeps read-only inside those, and for how long.
+pub struct GitCall<'a> {
+    pub git_dir: &'a Path,
+    pub work_tree: &'a Path,
+    pub write: &'a [PathBuf],
+    pub read: &'a [PathBuf],
+    pub protect: &'a [PathBuf],
+    pub args: &'a [&'a str],
+    pub limit: Duration,
 }
 
-/// git's arguments for `args` on `repo`: its git folder named (git never looks for one above
-/// it), hooks, the file-system monitor and submodules off.
-pub fn argv(repo: &Path, args: &[&str]) -> Vec<String> {
+/// Runs git for `worktree::ensure`.
+pub trait RunGit {
+    /// `call`: git's output, or why not (git's error output).
+    fn run(&self, call: &GitCall<'_>) -> Result<String, String>;
+}
+
+/// git's arguments for `call`: its git folder and work tree named (git never looks for one
+/// above it), hooks, the file-system monitor and submodules off.
+pub fn argv(call: &GitCall<'_>) -> Vec<String> {
     let mut argv: Vec<String> = ["git", "-c", "core.hooksPath=/dev/null", "-c"]
         .into_iter()
         .chain(["core.fsmonitor=false", "-c", "submodule.recurse=false"])
         .map(str::to_owned)
         .collect();
-    argv.push(format!("--git-dir={}", repo.join(".git").display()));
-    argv.push(format!("--work-tree={}", repo.display()));
-    argv.extend(["-C".to_owned(), repo.display().to_string()]);
-    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    argv.push(format!("--git-dir={}", call.git_dir.display()));
+    argv.push(format!("--work-tree={}", call.work_tree.display()));
+    argv.extend(["-C".to_owned(), call.work_tree.display().to_string()]);
+    argv.extend(call.args.iter().map(|a| (*a).to_owned()));
     argv
 }
 
@@ -68,17 +76,11 @@ pub struct LockedGit<'a> {
 }
 
 impl RunGit for LockedGit<'_> {
-    fn run(
-        &self,
-        repo: &Path,
-        writes: &[PathBuf],
-        args: &[&str],
-        limit: Duration,
-    ) -> Result<String, String> {
+    fn run(&self, call: &GitCall<'_>) -> Result<String, String> {
         let lock = LockPolicy {
-            write: writes.to_vec(),
-            read: vec![repo.to_owned()],
-            protect: Vec::new(),
+            write: call.write.to_vec(),
+            read: call.read.to_vec(),
+            protect: call.protect.to_vec(),
             network: Network::Off,
             sockets: Vec::new(),
             allow_broad_write: false,
@@ -89,7 +91,7 @@ impl RunGit for LockedGit<'_> {
             session_folders: sandbox::policy::session_folders(),
             ..crate::app::lock::policy_for(&lock, self.guarded)
         };
-        let launch = sandbox::host(self.launcher.to_owned()).wrap(&policy, &argv(repo, args));
+        let launch = sandbox::host(self.launcher.to_owned()).wrap(&policy, &argv(call));
         let Some(launched) = launch.argv else {
             let why = match launch.enforcement {
                 Enforcement::Refused(why) => why,
@@ -99,7 +101,7 @@ impl RunGit for LockedGit<'_> {
         };
         let mut env = sandbox::env::build(std::env::vars_os(), &[]).vars;
         env.extend(GIT_ENV.map(|(k, v)| (OsString::from(k), OsString::from(v))));
-        run_for(&launched, env, limit)
+        run_for(&launched, env, call.work_tree, call.limit)
     }
 }
 
@@ -109,28 +111,23 @@ pub struct UnlockedGit;
 
 #[cfg(test)]
 impl RunGit for UnlockedGit {
-    fn run(
-        &self,
-        repo: &Path,
-        _: &[PathBuf],
-        args: &[&str],
-        limit: Duration,
-    ) -> Result<String, String> {
+    fn run(&self, call: &GitCall<'_>) -> Result<String, String> {
         let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
         env.retain(|(k, _)| !k.to_string_lossy().starts_with("GIT_"));
-        run_for(&argv(repo, args), env, limit)
+        run_for(&argv(call), env, call.work_tree, call.limit)
     }
 }
 
-/// Run `argv` with exactly `env`, no input, for at most `limit`: its output, or its error
-/// output (or that it took too long, and was stopped).
+/// Run `argv` with exactly `env` in `cwd` (a folder its lock shows), no input, for at most
+/// `limit`: its output, or its error output (or that it took too long, and was stopped).
 fn run_for(
     argv: &[String],
     env: Vec<(OsString, OsString)>,
+    cwd: &Path,
     limit: Duration,
 ) -> Result<String, String> {
     let mut command = Command::new(&argv[0]);
-    command.args(&argv[1..]).env_clear().envs(env);
+    command.args(&argv[1..]).env_clear().envs(env).current_dir(cwd);
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // A group of its own, stopped whole when it takes too long.
     #[cfg(unix)]

@@ -87,11 +87,11 @@ fn a_thread_on_its_own_worktree_commits_on_its_branch_and_nothing_else() {
 }
 
 /// What a locked agent can leave in a repository for the git that makes another thread's
-/// worktree (found by an outside attack, when that git ran unlocked): a checkout filter in a
-/// worktree config, which git copies to the new worktree and runs at checkout; a reflog made a
-/// link to a file outside. That git runs in a lock of its own: the filter runs, and writes only
-/// the new worktree (a worktree it points elsewhere is refused); the link leads nowhere it may
-/// write.
+/// worktree (found by outside attacks): a checkout filter in a worktree config, which git
+/// copies to the new worktree and runs at checkout; a reflog made a link to a file outside.
+/// That git runs locked: the filter runs, writes the new worktree and nothing outside, cannot
+/// point the worktree elsewhere, and a link it leaves in the worktree's git folder has the
+/// worktree refused and removed; the reflog link leads nowhere git may write.
 #[test]
 fn the_git_that_makes_a_worktree_runs_locked() {
     let runtime = Runtime::new();
@@ -118,14 +118,20 @@ fn the_git_that_makes_a_worktree_runs_locked() {
     git_here(&["commit", "-q", "-m", "first"]);
     // What the agent plants: a filter in the worktree config, a reflog that is a link.
     let pwned = outside.join("pwned");
-    // It runs in each new worktree; in agent-x's it also points the worktree's git elsewhere.
-    let redirect = "case $PWD in *agent-x) echo gitdir: /tmp > .git;; esac";
+    let bashrc = outside.join("bashrc");
+    // It runs in each new worktree; in agent-x's it also tries to point the worktree's git
+    // elsewhere, in agent-l's it leaves a link to a file outside in the worktree's git folder
+    // (for the user's git to write through later).
+    let redirect = format!(
+        "case $PWD in *agent-x) echo gitdir: /tmp > .git;; *agent-l) d=$(sed s/^gitdir:.// .git); \
+         ln -sf {} $d/ORIG_HEAD.lock;; esac",
+        bashrc.display()
+    );
     let filter =
         format!("sh -c 'echo ran > ran-here; echo x > {}; {redirect}; cat'", pwned.display());
     // Quoted: a `;` would start a comment.
     let planted = format!("[filter \"ev\"]\n\tsmudge = \"{filter}\"\n");
     std::fs::write(repo.join(".git/config.worktree"), planted).expect("config.worktree");
-    let bashrc = outside.join("bashrc");
     std::fs::write(&bashrc, "mine\n").expect("bashrc");
     std::os::unix::fs::symlink(&bashrc, repo.join(".git/logs/refs/heads/agent-r")).expect("link");
     let show = "ls; cat a.txt; echo started; exec sleep 600";
@@ -136,8 +142,10 @@ fn the_git_that_makes_a_worktree_runs_locked() {
                 worktree: (repo: "{repo}", branch: "agent-f")),
                 (name: "reflogged", command: ["true"],
                 worktree: (repo: "{repo}", branch: "agent-r")),
-                (name: "redirected", command: ["true"],
-                worktree: (repo: "{repo}", branch: "agent-x"))])"#,
+                (name: "redirected", command: ["sh", "-c", "cat .git; exec sleep 600"],
+                worktree: (repo: "{repo}", branch: "agent-x")),
+                (name: "linked", command: ["true"],
+                worktree: (repo: "{repo}", branch: "agent-l"))])"#,
             repo = repo.display()
         ),
     );
@@ -149,9 +157,17 @@ fn the_git_that_makes_a_worktree_runs_locked() {
     let refused = instance.wait_for_text("2", "was not started");
     assert!(refused.contains("git could not make the worktree"), "{refused}");
     assert_eq!(std::fs::read_to_string(&bashrc).expect("bashrc"), "mine\n");
-    // What ran while git made a worktree pointed it elsewhere: the thread does not start.
-    let redirected = instance.wait_for_text("3", "was not started");
-    let words = redirected.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(words.contains("no longer points back"), "{redirected}");
+    // The worktree's `.git` is read-only to the checkout: it still points back.
+    let redirected = instance.wait_for_text("3", "/worktrees/agent-x");
+    assert!(!redirected.contains("/tmp\n"), "{redirected}");
+    // A link left in the worktree's git folder: refused, and nothing left of it.
+    let linked = instance.wait_for_text("4", "was not started");
+    let words = linked.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("was removed") && words.contains("is a link"), "{linked}");
+    assert!(!repo.join(".git/worktrees/agent-l").exists(), "its git folder removed");
+    let made = runtime.dir.join("data/paddock/worktrees");
+    let folder = std::fs::read_dir(&made).expect("worktrees").next().expect("one").expect("e");
+    assert!(!folder.path().join("agent-l").exists(), "its folder removed");
+    assert_eq!(std::fs::read_to_string(&bashrc).expect("bashrc"), "mine\n");
     assert!(pwned.symlink_metadata().is_err());
 }
