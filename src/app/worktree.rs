@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::worktree_check::{left_clean, names_in, plain_git_files};
+use super::worktree_check::{
+    names_in, no_nested_git, own_git_folder_clean, own_settings_inert, plain_git_files, read_plain,
+};
 use super::worktree_git::{GitCall, RunGit, BOOKKEEPING, CHECKOUT, QUESTION};
 use crate::config::Worktree;
 use crate::sandbox::worktree::{worktree_of, PROTECTED_IN_WORKTREE_GIT};
@@ -79,7 +81,11 @@ fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<Pa
     if folder.exists() {
         let real = folder.canonicalize().map_err(|e| format!("{}: {e}", folder.display()))?;
         return match worktree_of(&real) {
-            Some(found) if found.common == common => Ok(real),
+            // Found again: its own git folder, which a lock given the repository may write,
+            // still only git's, and its settings inert.
+            Some(found) if found.common == common => own_git_folder_clean(&found.gitdir)
+                .and_then(|()| own_settings_inert(&found.gitdir))
+                .map(|()| real),
             _ => Err(format!(
                 "{} is there but is not a worktree of {}: move it away to let paddock make one",
                 folder.display(),
@@ -101,10 +107,16 @@ fn ensure_in(folders: &Path, worktree: &Worktree, git: &dyn RunGit) -> Result<Pa
     let made = make(&repo, &common, &target, exists.is_ok(), branch, git);
     if made.is_err() {
         // Gone again, and git's folder for it if this call made one: the next start tries
-        // afresh, and nothing half made is left for git to follow.
-        let _ = std::fs::remove_dir_all(&target);
-        if let Some(gitdir) = new_gitdir(&worktrees, &before) {
-            let _ = std::fs::remove_dir_all(gitdir);
+        // afresh, and nothing half made is left for git to follow. Moved aside at once and
+        // deleted by a thread of its own (a filter may have filled it).
+        let gitdir = new_gitdir(&worktrees, &before);
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        let stamp = format!("{}-{}", std::process::id(), now.unwrap_or_default().as_nanos());
+        for gone in [Some(target.clone()), gitdir].into_iter().flatten() {
+            let aside = gone.with_file_name(format!(".removed-{stamp}"));
+            if std::fs::rename(&gone, &aside).is_ok() {
+                std::thread::spawn(move || std::fs::remove_dir_all(aside));
+            }
         }
     }
     made.map(|()| target)
@@ -158,6 +170,8 @@ fn make(
     };
     let found = worktree_of(target).filter(|found| found.common == common);
     let found = found.ok_or_else(|| refused("it does not point back to the repository".into()))?;
+    // What git copied from the repository's `config.worktree` (a lock may write that file).
+    own_settings_inert(&found.gitdir).map_err(refused)?;
     let pointers: Vec<PathBuf> = PROTECTED_IN_WORKTREE_GIT
         .iter()
         .map(|name| found.gitdir.join(name))
@@ -167,7 +181,7 @@ fn make(
     // where the repository has per-worktree settings).
     let settings = found.gitdir.join("config.worktree");
     let _ = std::fs::OpenOptions::new().write(true).create_new(true).open(&settings);
-    let settings_before = std::fs::read(&settings).ok();
+    let settings_before = read_plain(&settings).map_err(refused)?;
     let write = [target.to_owned(), found.gitdir.clone()];
     let read = [common.to_owned()];
     let args = ["reset", "--hard", "--quiet"];
@@ -186,10 +200,10 @@ fn make(
     if worktree_of(target).as_ref() != Some(&found) {
         return Err(refused("it no longer points back to the repository".into()));
     }
-    if std::fs::read(&settings).ok() != settings_before {
+    if read_plain(&settings).map_err(refused)? != settings_before {
         return Err(refused("its git folder's settings changed".into()));
     }
-    left_clean(target, &found.gitdir).map_err(refused)
+    own_git_folder_clean(&found.gitdir).and_then(|()| no_nested_git(target)).map_err(refused)
 }
 
 /// The folder git made in `worktrees` since it held `before`, if any.

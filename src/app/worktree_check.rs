@@ -1,14 +1,16 @@
 //! What paddock checks around the git that makes a thread's worktree (`worktree::ensure`): that
 //! the files of git's it reads are plain files before it runs (a named pipe planted by a lock
-//! would hold git until it is stopped), and that what ran during the checkout (a filter) left
-//! nothing git would follow later, outside any lock: a link in the new worktree's git folder,
-//! a git folder nested in the checkout.
+//! would hold git until it is stopped); that the worktree's own settings (copied by git from the
+//! repository's `config.worktree`, which a lock may write) make git run nothing; and that what
+//! ran during the checkout (a filter) left nothing git would follow later, outside any lock:
+//! anything but git's own files in the new worktree's git folder, a git folder nested in the
+//! checkout.
 
 use std::path::{Path, PathBuf};
 
 /// Most entries looked at in a walk: a checkout larger than this is refused rather than
 /// half checked.
-const MOST_ENTRIES: usize = 2_000_000;
+const MOST_ENTRIES: usize = 1_000_000;
 /// Most worktrees of one repository looked at.
 const MOST_WORKTREES: usize = 10_000;
 
@@ -48,43 +50,117 @@ pub fn names_in(folder: &Path) -> Vec<std::ffi::OsString> {
     entries.take(MOST_WORKTREES).map(|entry| entry.file_name()).collect()
 }
 
-/// After the checkout: the new worktree's own git folder holds no link (git would write
-/// through one, a reflog to `~/.bashrc` say), and the checkout no git folder but its own
-/// `.git` file (git run there would take its settings).
-pub fn left_clean(worktree: &Path, gitdir: &Path) -> Result<(), String> {
+/// What git leaves in a new worktree's own git folder after its checkout; anything else there
+/// (a paused rebase, a merge in progress) was put there.
+const GIT_FOLDER_HOLDS: &[&str] = &[
+    "HEAD",
+    "ORIG_HEAD",
+    "commondir",
+    "gitdir",
+    "index",
+    "logs",
+    "refs",
+    "reftable",
+    "config.worktree",
+    "locked",
+];
+
+/// The worktree's own git folder `gitdir` as git leaves it: only git's own files
+/// (`GIT_FOLDER_HOLDS`), each a plain file or (`logs/`, `refs/`) a folder; no link (git would write
+/// through one, a reflog to `~/.bashrc` say), no named pipe.
+pub fn own_git_folder_clean(gitdir: &Path) -> Result<(), String> {
+    for name in names_in(gitdir) {
+        if !GIT_FOLDER_HOLDS.iter().any(|held| name == *held) {
+            let path = gitdir.join(&name);
+            return Err(format!("{} is not one of git's files", visible(&path)));
+        }
+    }
     let mut seen = 0;
-    if let Some(link) = first(gitdir, &mut seen, &|_, meta| meta.file_type().is_symlink())? {
-        return Err(format!("{} is a link", link.display()));
+    let odd = |_: &Path, kind: std::fs::FileType| !kind.is_file() && !kind.is_dir();
+    match first(gitdir, &mut seen, &odd)? {
+        Some(path) => Err(format!("{} is a link or a named pipe", visible(&path))),
+        None => Ok(()),
     }
-    let top = worktree.join(".git");
-    let nested = |path: &Path, _: &std::fs::Metadata| path.ends_with(".git") && path != top;
-    if let Some(git) = first(worktree, &mut seen, &nested)? {
-        return Err(format!("{} is a git folder of its own in the checkout", git.display()));
-    }
-    Ok(())
 }
 
-/// The first path under `folder` (not following links) that `is` holds for.
+/// The worktree's own settings (`config.worktree` in its git folder, git's copy of the
+/// repository's): none that makes git run a program or go elsewhere.
+pub fn own_settings_inert(gitdir: &Path) -> Result<(), String> {
+    let settings = gitdir.join("config.worktree");
+    let Some(text) = read_plain(&settings)? else { return Ok(()) };
+    match crate::sandbox::git_planted::uninert_settings(&String::from_utf8_lossy(&text)).first() {
+        Some(setting) => Err(format!(
+            "{} sets {setting}, which git copied from the repository's own `config.worktree`, \
+             where a program may have put it (one paddock locked, among others); look at it",
+            visible(&settings)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// After the checkout: the checkout holds no git folder but its own `.git` file (git run
+/// there would take its settings).
+pub fn no_nested_git(worktree: &Path) -> Result<(), String> {
+    let top = worktree.join(".git");
+    let mut seen = 0;
+    let nested = |path: &Path, _: std::fs::FileType| path.ends_with(".git") && path != top;
+    match first(worktree, &mut seen, &nested)? {
+        Some(git) => Err(format!("{} is a git folder of its own in the checkout", visible(&git))),
+        None => Ok(()),
+    }
+}
+
+/// A file of at most 1 MiB, read only if it is a plain file (opened without following a link
+/// or waiting on a named pipe); `None` when it is not there.
+pub fn read_plain(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", visible(path))),
+    };
+    let plain = file.metadata().is_ok_and(|m| m.is_file());
+    if !plain {
+        return Err(format!("{} is not a plain file", visible(path)));
+    }
+    let mut bytes = Vec::new();
+    file.take(1 << 20).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", visible(path)))?;
+    Ok(Some(bytes))
+}
+
+fn visible(path: &Path) -> String {
+    crate::sandbox::visible(&path.display().to_string())
+}
+
+/// The first path under `folder` (not following links) that `is` holds for, by the kind of
+/// file its folder entry gives (no stat per file: a checkout may be large).
 fn first(
     folder: &Path,
     seen: &mut usize,
-    is: &dyn Fn(&Path, &std::fs::Metadata) -> bool,
+    is: &dyn Fn(&Path, std::fs::FileType) -> bool,
 ) -> Result<Option<PathBuf>, String> {
     let mut stack = vec![folder.to_owned()];
     while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", visible(&dir)))?;
         for entry in entries {
-            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let entry = entry.map_err(|e| format!("{}: {e}", visible(&dir)))?;
             *seen += 1;
             if *seen > MOST_ENTRIES {
                 return Err(format!("more than {MOST_ENTRIES} files to look through"));
             }
             let path = entry.path();
-            let meta = path.symlink_metadata().map_err(|e| format!("{}: {e}", path.display()))?;
-            if is(&path, &meta) {
+            let kind = entry.file_type().map_err(|e| format!("{}: {e}", visible(&path)))?;
+            if is(&path, kind) {
                 return Ok(Some(path));
             }
-            if meta.is_dir() {
+            if kind.is_dir() {
                 stack.push(path);
             }
         }
@@ -97,7 +173,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_link_in_the_git_folder_or_a_git_folder_in_the_checkout_is_named() {
+    fn what_git_would_follow_later_is_named() {
         let dir = std::env::temp_dir().join(format!("paddock-check-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let (worktree, gitdir) = (dir.join("wt"), dir.join("gitdir"));
@@ -106,15 +182,27 @@ mod tests {
         std::fs::write(worktree.join(".git"), "gitdir: x\n").expect(".git");
         std::fs::write(worktree.join("src/deep/file"), "x").expect("file");
         std::os::unix::fs::symlink("/tmp", worktree.join("src/link")).expect("a link to keep");
-        assert_eq!(left_clean(&worktree, &gitdir), Ok(()), "a checkout may hold links");
+        assert_eq!(no_nested_git(&worktree), Ok(()), "a checkout may hold links");
+        std::fs::write(gitdir.join("HEAD"), "ref: refs/heads/x\n").expect("HEAD");
+        assert_eq!(own_git_folder_clean(&gitdir), Ok(()));
         std::os::unix::fs::symlink("/etc/x", gitdir.join("logs/HEAD")).expect("link");
-        let said = left_clean(&worktree, &gitdir).expect_err("a link in the git folder");
-        assert!(said.ends_with("logs/HEAD is a link"), "{said}");
+        let said = own_git_folder_clean(&gitdir).expect_err("a link in the git folder");
+        assert!(said.ends_with("logs/HEAD is a link or a named pipe"), "{said}");
         std::fs::remove_file(gitdir.join("logs/HEAD")).expect("unlink");
+        std::fs::create_dir(gitdir.join("rebase-merge")).expect("rebase");
+        let said = own_git_folder_clean(&gitdir).expect_err("a paused rebase");
+        assert!(said.ends_with("rebase-merge is not one of git's files"), "{said}");
+        std::fs::remove_dir(gitdir.join("rebase-merge")).expect("no rebase");
         std::fs::create_dir_all(worktree.join("src/deep/.git")).expect("nested");
-        let said = left_clean(&worktree, &gitdir).expect_err("a nested git folder");
+        let said = no_nested_git(&worktree).expect_err("a nested git folder");
         assert!(said.contains("src/deep/.git is a git folder of its own"), "{said}");
         std::fs::remove_dir(worktree.join("src/deep/.git")).expect("unnest");
+        let settings = gitdir.join("config.worktree");
+        std::fs::write(&settings, "[core]\n\tsparseCheckout = true\n").expect("settings");
+        assert_eq!(own_settings_inert(&gitdir), Ok(()));
+        std::fs::write(&settings, "[core]\n\tfsmonitor = \"./evil\"\n").expect("settings");
+        let said = own_settings_inert(&gitdir).expect_err("a program");
+        assert!(said.contains("sets core.fsmonitor = ./evil"), "{said}");
         for name in ["HEAD", "packed-refs"] {
             std::fs::write(gitdir.join(name), "x").expect("plain");
         }

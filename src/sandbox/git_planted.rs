@@ -597,6 +597,13 @@ fn split_header(line: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// The settings in a git config file's `text` not known to be inert (`inert`), as
+/// `key = value` (shortened, control characters escaped), in order.
+pub fn uninert_settings(text: &str) -> Vec<String> {
+    let settings = settings(text).into_iter().filter(|(key, value)| !inert(key, value));
+    settings.map(|(key, value)| super::visible(&format!("{key} = {}", shorten(&value)))).collect()
+}
+
 /// Settings known to make git run nothing and send it nowhere new; any other is named. A URL
 /// with a transport (`ext::sh -c …`, `helper::…`) runs a program, so it is not inert.
 fn inert(key: &str, value: &str) -> bool {
@@ -618,6 +625,9 @@ fn inert(key: &str, value: &str) -> bool {
         "core.untrackedcache",
         "core.commitgraph",
         "core.abbrev",
+        "core.sparsecheckout",
+        "core.sparsecheckoutcone",
+        "index.sparse",
         "user.name",
         "user.email",
         "init.defaultbranch",

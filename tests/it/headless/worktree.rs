@@ -109,14 +109,12 @@ fn the_git_that_makes_a_worktree_runs_locked() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     };
     git_here(&["init", "-q", "-b", "main"]);
-    // The user's own setting (git sets it for a sparse checkout too).
-    git_here(&["config", "core.repositoryformatversion", "1"]);
-    git_here(&["config", "extensions.worktreeConfig", "true"]);
     std::fs::write(repo.join(".gitattributes"), "*.txt filter=ev\n").expect("attributes");
     std::fs::write(repo.join("a.txt"), "text\n").expect("a.txt");
     git_here(&["add", "."]);
     git_here(&["commit", "-q", "-m", "first"]);
-    // What the agent plants: a filter in the worktree config, a reflog that is a link.
+    // A filter whose doings the agent decides (the user's own, say, that runs a script of the
+    // repository's); and what the agent plants: a reflog that is a link.
     let pwned = outside.join("pwned");
     let bashrc = outside.join("bashrc");
     // It runs in each new worktree; in agent-x's it also tries to point the worktree's git
@@ -124,14 +122,29 @@ fn the_git_that_makes_a_worktree_runs_locked() {
     // (for the user's git to write through later).
     let redirect = format!(
         "case $PWD in *agent-x) echo gitdir: /tmp > .git;; *agent-l) d=$(sed s/^gitdir:.// .git); \
-         ln -sf {} $d/ORIG_HEAD.lock;; esac",
+         mkdir -p $d/logs; ln -sf {} $d/logs/planted;; esac",
         bashrc.display()
     );
     let filter =
         format!("sh -c 'echo ran > ran-here; echo x > {}; {redirect}; cat'", pwned.display());
     // Quoted: a `;` would start a comment.
-    let planted = format!("[filter \"ev\"]\n\tsmudge = \"{filter}\"\n");
-    std::fs::write(repo.join(".git/config.worktree"), planted).expect("config.worktree");
+    let filter = format!("[filter \"ev\"]\n\tsmudge = \"{filter}\"\n");
+    let mut config = std::fs::OpenOptions::new().append(true).open(repo.join(".git/config"));
+    std::io::Write::write_all(config.as_mut().expect("config"), filter.as_bytes()).expect("add");
+    // Another repository, with per-worktree settings (git turns them on for a sparse checkout)
+    // in which the agent set a program: git copies them to every new worktree.
+    let other = runtime.dir.join("other");
+    std::fs::create_dir_all(&other).expect("other");
+    let git_other = |args: &[&str]| {
+        let out =
+            Command::new("git").args(args).current_dir(&other).envs(env).output().expect("git");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    git_other(&["init", "-q", "-b", "main"]);
+    git_other(&["commit", "-q", "--allow-empty", "-m", "first"]);
+    git_other(&["config", "extensions.worktreeConfig", "true"]);
+    let fsmonitor = format!("[core]\n\tfsmonitor = \"touch {}\"\n", pwned.display());
+    std::fs::write(other.join(".git/config.worktree"), &fsmonitor).expect("config.worktree");
     std::fs::write(&bashrc, "mine\n").expect("bashrc");
     std::os::unix::fs::symlink(&bashrc, repo.join(".git/logs/refs/heads/agent-r")).expect("link");
     let show = "ls; cat a.txt; echo started; exec sleep 600";
@@ -145,8 +158,11 @@ fn the_git_that_makes_a_worktree_runs_locked() {
                 (name: "redirected", command: ["sh", "-c", "cat .git; exec sleep 600"],
                 worktree: (repo: "{repo}", branch: "agent-x")),
                 (name: "linked", command: ["true"],
-                worktree: (repo: "{repo}", branch: "agent-l"))])"#,
-            repo = repo.display()
+                worktree: (repo: "{repo}", branch: "agent-l")),
+                (name: "inherited", command: ["true"],
+                worktree: (repo: "{other}", branch: "agent-i"))])"#,
+            repo = repo.display(),
+            other = other.display()
         ),
     );
     let instance = runtime.start_with_env(&[], &env);
@@ -169,5 +185,17 @@ fn the_git_that_makes_a_worktree_runs_locked() {
     let folder = std::fs::read_dir(&made).expect("worktrees").next().expect("one").expect("e");
     assert!(!folder.path().join("agent-l").exists(), "its folder removed");
     assert_eq!(std::fs::read_to_string(&bashrc).expect("bashrc"), "mine\n");
+    // Settings git copied that would run a program: refused before the checkout.
+    let inherited = instance.wait_for_text("5", "was not started");
+    let words = inherited.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("sets core.fsmonitor = touch"), "{inherited}");
+    // The same planted later in a made worktree's git folder (a lock given the repository can
+    // write it): the thread is refused when it starts again.
+    let own = repo.join(".git/worktrees/agent-f/config.worktree");
+    std::fs::write(&own, &fsmonitor).expect("plant");
+    let out = instance.run(&["ctl", "restart", "--pane", "1"]);
+    let said = super::text(&out.stderr) + &instance.capture("1");
+    let words = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("sets core.fsmonitor = touch"), "{said}");
     assert!(pwned.symlink_metadata().is_err());
 }
