@@ -110,29 +110,31 @@ pub fn no_nested_git(worktree: &Path) -> Result<(), String> {
     }
 }
 
-/// A file of at most 1 MiB, read only if it is a plain file (opened without following a link
-/// or waiting on a named pipe); `None` when it is not there.
+/// A file of at most 1 MiB, read only if it is a plain file (`sandbox::worktree::read_plain`);
+/// `None` when it is not there.
 pub fn read_plain(path: &Path) -> Result<Option<Vec<u8>>, String> {
-    use std::io::Read;
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(
-        &mut options,
-        libc::O_NOFOLLOW | libc::O_NONBLOCK,
-    );
-    let file = match options.open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {e}", visible(path))),
-    };
-    let plain = file.metadata().is_ok_and(|m| m.is_file());
-    if !plain {
-        return Err(format!("{} is not a plain file", visible(path)));
+    match crate::sandbox::worktree::read_plain(path, 1 << 20) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            Err(format!("{} is not a plain file", visible(path)))
+        }
+        // A link there (O_NOFOLLOW) is no plain file either.
+        Err(e) if e.raw_os_error() == Some(libc_eloop()) => {
+            Err(format!("{} is not a plain file", visible(path)))
+        }
+        Err(e) => Err(format!("{}: {e}", visible(path))),
     }
-    let mut bytes = Vec::new();
-    file.take(1 << 20).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", visible(path)))?;
-    Ok(Some(bytes))
+}
+
+#[cfg(unix)]
+fn libc_eloop() -> i32 {
+    libc::ELOOP
+}
+
+#[cfg(not(unix))]
+fn libc_eloop() -> i32 {
+    -1
 }
 
 fn visible(path: &Path) -> String {

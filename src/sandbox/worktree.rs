@@ -43,9 +43,16 @@ pub fn worktree_of(folder: &Path) -> Option<WorktreeGit> {
 }
 
 /// A pointer file git wrote (a `.git` file, `commondir`, `gitdir`): a regular file of at most
-/// 4 KiB, not a link, opened without waiting (a lock may have made it a named pipe, which would
-/// hold paddock at the open).
+/// 4 KiB (`read_plain`).
 fn read_pointer(path: &Path) -> Option<String> {
+    String::from_utf8(read_plain(path, 4096).ok()?).ok()
+}
+
+/// At most `most` bytes of `path`, read only if it is a plain file: opened without following a
+/// link or waiting on a named pipe (a lock may have made one of either where git keeps a file,
+/// which would send paddock elsewhere or hold it at the open); `InvalidData` for anything but
+/// a plain file.
+pub fn read_plain(path: &Path, most: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -54,13 +61,13 @@ fn read_pointer(path: &Path) -> Option<String> {
         &mut options,
         libc::O_NOFOLLOW | libc::O_NONBLOCK,
     );
-    let file = options.open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "not a plain file"));
     }
-    let mut text = String::new();
-    file.take(4096).read_to_string(&mut text).ok()?;
-    Some(text)
+    let mut bytes = Vec::new();
+    file.take(most).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// `policy` with what a commit in each writable worktree needs (see the module). A worktree

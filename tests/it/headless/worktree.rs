@@ -25,6 +25,22 @@ try main_checkout cat "$common/../README"
 echo "worktree done"
 "#;
 
+/// A home whose git settings name the user (the agent's commits need a name).
+fn home_with_a_name(runtime: &Runtime) -> std::path::PathBuf {
+    let home = runtime.dir.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Agent\n\temail = a@t.test\n")
+        .expect("gitconfig");
+    home
+}
+
+/// `git ARGS` in `dir` with `home` as HOME, which must succeed.
+fn git_as(home: &Path, dir: &Path, args: &[&str]) {
+    let out = Command::new("git").args(args).current_dir(dir).env("HOME", home).output();
+    let out = out.expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git").args(args).current_dir(dir).output().expect("git");
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -34,19 +50,12 @@ fn git(dir: &Path, args: &[&str]) -> String {
 #[test]
 fn a_thread_on_its_own_worktree_commits_on_its_branch_and_nothing_else() {
     let runtime = Runtime::new();
-    let (home, repo) = (runtime.dir.join("home"), runtime.dir.join("repo"));
-    std::fs::create_dir_all(&home).expect("home");
+    let (home, repo) = (home_with_a_name(&runtime), runtime.dir.join("repo"));
     std::fs::create_dir_all(&repo).expect("repo");
-    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Agent\n\temail = a@t.test\n")
-        .expect("gitconfig");
     std::fs::write(repo.join("README"), "the main checkout\n").expect("readme");
     std::fs::write(runtime.dir.join("script.sh"), SCRIPT).expect("script");
     let env: [(&str, &OsStr); 1] = [("HOME", home.as_os_str())];
-    let git_here = |args: &[&str]| {
-        let out =
-            Command::new("git").args(args).current_dir(&repo).envs(env).output().expect("git");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    };
+    let git_here = |args: &[&str]| git_as(&home, &repo, args);
     git_here(&["init", "-q", "-b", "main"]);
     git_here(&["add", "README"]);
     git_here(&["commit", "-q", "-m", "first"]);
@@ -95,19 +104,13 @@ fn a_thread_on_its_own_worktree_commits_on_its_branch_and_nothing_else() {
 #[test]
 fn the_git_that_makes_a_worktree_runs_locked() {
     let runtime = Runtime::new();
-    let (home, repo, outside) =
-        (runtime.dir.join("home"), runtime.dir.join("repo"), runtime.dir.join("outside"));
-    for dir in [&home, &repo, &outside] {
+    let home = home_with_a_name(&runtime);
+    let (repo, outside) = (runtime.dir.join("repo"), runtime.dir.join("outside"));
+    for dir in [&repo, &outside] {
         std::fs::create_dir_all(dir).expect("folder");
     }
-    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = Agent\n\temail = a@t.test\n")
-        .expect("gitconfig");
     let env: [(&str, &OsStr); 1] = [("HOME", home.as_os_str())];
-    let git_here = |args: &[&str]| {
-        let out =
-            Command::new("git").args(args).current_dir(&repo).envs(env).output().expect("git");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    };
+    let git_here = |args: &[&str]| git_as(&home, &repo, args);
     git_here(&["init", "-q", "-b", "main"]);
     std::fs::write(repo.join(".gitattributes"), "*.txt filter=ev\n").expect("attributes");
     std::fs::write(repo.join("a.txt"), "text\n").expect("a.txt");
@@ -135,11 +138,7 @@ fn the_git_that_makes_a_worktree_runs_locked() {
     // in which the agent set a program: git copies them to every new worktree.
     let other = runtime.dir.join("other");
     std::fs::create_dir_all(&other).expect("other");
-    let git_other = |args: &[&str]| {
-        let out =
-            Command::new("git").args(args).current_dir(&other).envs(env).output().expect("git");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    };
+    let git_other = |args: &[&str]| git_as(&home, &other, args);
     git_other(&["init", "-q", "-b", "main"]);
     git_other(&["commit", "-q", "--allow-empty", "-m", "first"]);
     git_other(&["config", "extensions.worktreeConfig", "true"]);
