@@ -6,14 +6,18 @@ use serde_json::Value;
 use super::config::write_config;
 use super::{text, wait_for, Instance, Runtime};
 
-/// The pane's pulse once `wanted` says yes (within the bound `wait_for` allows).
+/// The pane's pulse once `wanted` says yes (within the bound `wait_for` allows); on a
+/// timeout the failure shows the last pulse seen, not only that it timed out.
 fn pulse_when(instance: &Instance, pane: u64, wanted: impl Fn(&Value) -> bool) -> Value {
-    let mut last = Value::Null;
-    wait_for(&format!("pane {pane}'s pulse"), || {
-        last = instance.pane(pane)["pulse"].clone();
-        wanted(&last)
-    });
-    last
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let last = instance.pane(pane)["pulse"].clone();
+        if wanted(&last) {
+            return last;
+        }
+        assert!(std::time::Instant::now() < deadline, "pane {pane}'s pulse stayed at {last}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 fn state_is(state: &'static str) -> impl Fn(&Value) -> bool {
@@ -280,9 +284,12 @@ fn a_daemon_the_pane_started_is_counted_and_ended_with_it() {
     let pid: i64 = std::fs::read_to_string(&pidfile).expect("pid").trim().parse().expect("a pid");
     let own = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
     assert!(own.contains("/pane-1-"), "the daemon is in pane 1's cgroup: {own}");
-    // Out of the pane's process tree, yet counted: a busy core and its 64 MiB.
+    // Out of the pane's process tree, yet counted: its 64 MiB, and its CPU (the pane's own
+    // tree only sleeps). Only "busy", not a share of a core: with the whole suite on two
+    // cores a busy loop's share is not ours to promise (CI on 1c79dc2 timed out here once,
+    // under load; the failure now shows the last pulse).
     let busy = pulse_when(&instance, 1, |p| {
-        p["cpu_percent"].as_f64().is_some_and(|c| c > 30.0)
+        p["cpu_percent"].as_f64().is_some_and(|c| c > 10.0)
             && p["memory_bytes"].as_u64().is_some_and(|m| m > 64 << 20)
     });
     assert_eq!(busy["state"], "working", "{busy}");
