@@ -34,6 +34,15 @@ pub struct RunArgs {
     /// panes are named in a `lost` tab and the configured threads wait for the user.
     #[arg(long, value_name = "RECORD", hide = true)]
     pub lost: Vec<PathBuf>,
+    /// (`paddock server`) Relay standard input and output to this user's server (the
+    /// running one, else one started now that opens nothing unasked): how a paddock on
+    /// another host reaches this one, through `ssh -T HOST paddock server --stdio`.
+    #[arg(long, conflicts_with_all = ["single_process", "exec", "exit_with_child"])]
+    pub stdio: bool,
+    /// Open no tab and no configured thread at start: a server started for `--stdio` runs
+    /// only what the paddock at the other end asks for.
+    #[arg(long, hide = true)]
+    pub open_nothing: bool,
     /// Exit when the first tab's program exits, with its exit code.
     #[arg(long)]
     pub exit_with_child: bool,

@@ -78,6 +78,8 @@ fn main() -> ExitCode {
         Some(Command::Hook(args)) => {
             finish("paddock hook", hook_cli::run(args.verb, cli.run.config.as_deref()), 1)
         }
+        #[cfg(unix)]
+        Some(Command::Server(args)) if args.stdio => exit_with(window::relay_stdio(&args)),
         Some(Command::Server(args)) => run(RunArgs { headless: true, ..args }),
         #[cfg(unix)]
         Some(Command::Attach(args)) => attach(&args),
@@ -180,6 +182,7 @@ fn run(args: RunArgs) -> ExitCode {
         // Panes get this path as PADDOCK_SOCKET and may run elsewhere: make it absolute.
         socket: args.listen.map(|p| std::path::absolute(&p).unwrap_or(p)),
         lost: args.lost,
+        open_nothing: args.open_nothing,
     };
     let result = if headless {
         paddock::app::headless::run(options)

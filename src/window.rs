@@ -47,6 +47,25 @@ pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
     paddock::app::window::run_attached(display, &attach_socket_of(&socket), config, config_path)
 }
 
+/// `paddock server --stdio`: standard input and output relayed to this user's server, the
+/// running one or one started now that opens nothing unasked (the paddock at the other end of
+/// ssh says what to run). Nothing but the server's frames goes to standard output.
+pub fn relay_stdio(args: &RunArgs) -> anyhow::Result<u8> {
+    let socket = match &args.listen {
+        Some(listen) => std::path::absolute(listen).unwrap_or(listen.clone()),
+        None => match find_server()? {
+            Some(socket) => socket,
+            None => {
+                let mut server = server_args(args, None);
+                server.push("--open-nothing".into());
+                start_server(&server, None)?
+            }
+        },
+    };
+    paddock::ctl::stdio_relay::relay(&attach_socket_of(&socket))?;
+    Ok(0)
+}
+
 /// `paddock attach`: a window on a running server.
 pub fn attach(args: &AttachArgs) -> anyhow::Result<u8> {
     let display = paddock::app::window::open_display()?;

@@ -43,6 +43,8 @@ pub struct ServerOptions {
     /// Records of servers that died (`lost`): their panes are named in a `lost` tab, and the
     /// configured threads wait for the user instead of starting.
     pub lost: Vec<PathBuf>,
+    /// Open nothing at start (a server started for `paddock server --stdio`).
+    pub open_nothing: bool,
 }
 
 /// One running instance, with or without a window: its workspace, its control socket, and the
@@ -68,6 +70,8 @@ pub struct Server {
     /// The first tab's pane, whose end ends the instance (`--exit-with-child`).
     first: Option<PaneId>,
     exit_with_child: bool,
+    /// Open nothing at start (`ServerOptions::open_nothing`).
+    open_nothing: bool,
     config_path: Option<PathBuf>,
     /// Signals edits of the configuration file while it lives.
     config_watch: Option<(ConfigWatcher, crossbeam_channel::Receiver<()>)>,
@@ -140,6 +144,7 @@ impl Server {
             threads: options.config.threads.clone(),
             first: None,
             exit_with_child: options.exit_with_child,
+            open_nothing: options.open_nothing,
             config_path: options.config_path.clone(),
             config_watch,
         })
@@ -148,6 +153,10 @@ impl Server {
     /// Open the first tabs (the command given, else the configured threads, else the user's
     /// shell) and print the control socket's path on stdout.
     pub fn open_first_tab(&mut self) -> anyhow::Result<()> {
+        if self.open_nothing {
+            announce(self.control.path());
+            return Ok(());
+        }
         if self.tell_lost() && self.command.is_empty() {
             announce(self.control.path());
             return Ok(());

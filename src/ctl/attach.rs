@@ -134,19 +134,7 @@ fn greet(stream: &UnixStream) -> Result<(), WireError> {
 /// A window's side: connect to the attach socket at `path` and exchange hellos. Returns the
 /// stream and the server's process id.
 pub fn connect(path: &Path) -> Result<(UnixStream, u32), AttachError> {
-    let stream = UnixStream::connect(path)
-        .map_err(|source| AttachError::Connect { path: path.to_owned(), source })?;
-    // What a window sends (keys typed into panes) must reach a server of this user's, never
-    // one another user, or a lock, made at that path.
-    let impostor = |why: String| AttachError::Impostor { path: path.to_owned(), why };
-    let (uid, own) = (
-        super::peer::peer_uid(&stream).map_err(|e| impostor(e.to_string()))?,
-        super::paths::own_uid(),
-    );
-    if !super::peer::may_connect(uid, own) {
-        return Err(impostor(format!("it belongs to uid {uid}, not to you (uid {own})")));
-    }
-    super::peer::listener_not_inside_a_lock(&stream).map_err(impostor)?;
+    let stream = connect_checked(path)?;
     stream.set_read_timeout(Some(HELLO_WAIT)).map_err(WireError::from)?;
     (&stream).write_all(&ToServer::Hello { version: VERSION }.encode()).map_err(WireError::from)?;
     let mut buf = Vec::new();
@@ -160,6 +148,25 @@ pub fn connect(path: &Path) -> Result<(UnixStream, u32), AttachError> {
         ToWindow::Refused { reason } => Err(AttachError::Refused(reason)),
         _ => Err(WireError::Malformed("the server's first frame is not a hello").into()),
     }
+}
+
+/// Connect to the attach socket at `path`, checking who listens there, without a hello: for
+/// `paddock server --stdio`, which relays the hello of the paddock at the other end of ssh.
+pub fn connect_checked(path: &Path) -> Result<UnixStream, AttachError> {
+    let stream = UnixStream::connect(path)
+        .map_err(|source| AttachError::Connect { path: path.to_owned(), source })?;
+    // What a window sends (keys typed into panes) must reach a server of this user's, never
+    // one another user, or a lock, made at that path.
+    let impostor = |why: String| AttachError::Impostor { path: path.to_owned(), why };
+    let (uid, own) = (
+        super::peer::peer_uid(&stream).map_err(|e| impostor(e.to_string()))?,
+        super::paths::own_uid(),
+    );
+    if !super::peer::may_connect(uid, own) {
+        return Err(impostor(format!("it belongs to uid {uid}, not to you (uid {own})")));
+    }
+    super::peer::listener_not_inside_a_lock(&stream).map_err(impostor)?;
+    Ok(stream)
 }
 
 #[derive(Debug, thiserror::Error)]

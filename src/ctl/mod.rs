@@ -21,6 +21,8 @@ mod peer;
 pub mod replicas;
 #[cfg(unix)]
 mod server;
+#[cfg(unix)]
+pub mod stdio_relay;
 pub mod wire;
 
 #[cfg(unix)]

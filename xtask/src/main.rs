@@ -57,6 +57,9 @@ const APT_PACKAGES: &[&str] = &[
     "gnome-keyring",
     "libsecret-tools",
     "keyutils",
+    // Threads on other hosts: a real sshd on a loopback port, and the ssh client paddock runs.
+    "openssh-server",
+    "openssh-client",
     // Fonts that would take over glyphs from the pinned fallback fonts if the golden images saw
     // the system's (Droid Sans Fallback and Noto CJK for CJK, Noto Color Emoji for emoji): with
     // them installed, every run shows that the render tests are hermetic.

@@ -16,6 +16,7 @@ mod locked_control;
 mod lost;
 mod panes;
 mod pulse;
+mod remote;
 mod worktree;
 
 use std::io::{BufRead, BufReader};
