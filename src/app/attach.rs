@@ -80,7 +80,12 @@ pub struct WindowHandle(Arc<Window>);
 impl WindowHandle {
     /// Tell the window's user something (why an action did not happen).
     pub fn say(&self, text: String) {
-        self.0.send(&ToWindow::Said { text }.encode().into());
+        self.tell(&ToWindow::Said { text });
+    }
+
+    /// Send the window `frame` (an answer to what it asked).
+    pub fn tell(&self, frame: &ToWindow) {
+        self.0.send(&frame.encode().into());
     }
 }
 

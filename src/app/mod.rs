@@ -26,6 +26,8 @@ pub mod headless;
 #[cfg(unix)]
 pub mod launch;
 #[cfg(unix)]
+mod linked;
+#[cfg(unix)]
 pub mod lost;
 #[cfg(unix)]
 pub mod server;

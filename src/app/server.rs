@@ -17,6 +17,7 @@ use crate::config::watch::{watch, ConfigWatcher};
 use crate::config::{Config, ThreadSpec};
 use crate::ctl::attach::{attach_socket, AttachServer};
 use crate::ctl::protocol::{Reply, SplitDirection, WindowAction};
+use crate::ctl::wire::ToWindow;
 use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlServer, Scope};
 use crate::mux::{Axis, PaneId};
 use crate::pty::{PaneSession, PaneStatus};
@@ -225,6 +226,26 @@ impl Server {
     /// focus and `paddock ls` follow the window that acted last).
     fn act(&mut self, action: WindowAction, from: &WindowHandle) -> Result<Option<u8>, String> {
         let workspace = &mut self.workspace;
+        // A link's own requests: answered to it, the focus left where it is.
+        match action {
+            WindowAction::OpenThread { request, thread, cols, rows } => {
+                let size = TermSize::new(usize::from(cols), usize::from(rows));
+                from.tell(&match super::linked::thread_for_link(&thread) {
+                    Ok(spec) => {
+                        let pane = workspace.open_linked_thread(&spec, size);
+                        ToWindow::Opened { request, pane: pane.0 }
+                    }
+                    Err(reason) => ToWindow::NotOpened { request, reason },
+                });
+                return Ok(None);
+            }
+            WindowAction::SizePane { pane, cols, rows } => {
+                let size = TermSize::new(usize::from(cols), usize::from(rows));
+                workspace.size_linked_pane(PaneId(pane), size)?;
+                return Ok(None);
+            }
+            _ => {}
+        }
         let named = match &action {
             WindowAction::NewTab { from: None } => None,
             WindowAction::NewTab { from: Some(pane) }
@@ -237,6 +258,7 @@ impl Server {
             | WindowAction::ToggleMute { pane }
             | WindowAction::AllowHost { pane }
             | WindowAction::ApproveProgram { pane } => Some(PaneId(*pane)),
+            WindowAction::OpenThread { .. } | WindowAction::SizePane { .. } => return Ok(None),
         };
         if let Some(pane) = named {
             if workspace.session(pane).is_none() {
@@ -283,6 +305,8 @@ impl Server {
                 from.say(done);
                 self.restart_pane(pane);
             }
+            // Carried out above.
+            WindowAction::OpenThread { .. } | WindowAction::SizePane { .. } => {}
         }
         Ok(None)
     }

@@ -281,6 +281,22 @@ pub fn parse_with_home(src: &str, home: Option<PathBuf>) -> Result<Config, Vec<D
     validate::validate(src, raw, home)
 }
 
+/// One thread as the configuration writes it (`(name: "agent", command: […], lock: …)`),
+/// checked as a thread of a file is, `~` being this user's home: how a paddock on another host
+/// hands this one a thread to run here. The problems, one per line, when it is not exactly
+/// one good thread.
+pub fn parse_one_thread(text: &str) -> Result<ThreadSpec, String> {
+    // On a line of its own, so that problems' lines count from the thread's first line + 1.
+    let problems = |items: Vec<Diagnostic>| {
+        items.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    };
+    let config = parse(&format!("(threads: [\n{text}\n])")).map_err(problems)?;
+    match <[ThreadSpec; 1]>::try_from(config.threads) {
+        Ok([thread]) => Ok(thread),
+        Err(threads) => Err(format!("{} threads where one was expected", threads.len())),
+    }
+}
+
 /// Read `path`: `Ok(None)` when it does not exist (built-in defaults apply).
 /// The configured thread `name`, from the file at `path` (the default one when `None`), for
 /// the commands that act on one thread: why not when the file has problems, or no thread of

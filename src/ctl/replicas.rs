@@ -34,6 +34,16 @@ pub enum Applied {
     Refused(String),
     /// Something for the window's user (why an action did not happen).
     Said(String),
+    /// The thread a link asked to open runs in `pane`.
+    Opened {
+        request: u32,
+        pane: u32,
+    },
+    /// The thread a link asked to open was not opened, and why.
+    NotOpened {
+        request: u32,
+        reason: String,
+    },
     /// A frame a window does not act on.
     Nothing,
 }
@@ -129,6 +139,8 @@ impl Replicas {
             }
             ToWindow::Refused { reason } => Ok(Applied::Refused(reason)),
             ToWindow::Said { text } => Ok(Applied::Said(text)),
+            ToWindow::Opened { request, pane } => Ok(Applied::Opened { request, pane }),
+            ToWindow::NotOpened { request, reason } => Ok(Applied::NotOpened { request, reason }),
             ToWindow::Hello { .. } => Ok(Applied::Nothing),
         }
     }

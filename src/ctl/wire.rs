@@ -15,8 +15,10 @@ use std::io::{Read, Write};
 use super::protocol::WindowAction;
 
 /// The protocol's version. A window and a server of different versions do not talk. Version 2:
-/// rows (snapshots, scrollback asked for, starred rows) carry their styles by value.
-pub const VERSION: u16 = 2;
+/// rows (snapshots, scrollback asked for, starred rows) carry their styles by value. Version
+/// 3: a paddock on another host opens threads (`WindowAction::OpenThread`) and sizes the panes
+/// it opened (`WindowAction::SizePane`), and is answered `Opened` or `NotOpened`.
+pub const VERSION: u16 = 3;
 /// The largest frame either side accepts: room for a snapshot with a long, wide scrollback.
 pub const MAX_FRAME: usize = 64 << 20;
 /// The largest input frame a server accepts (a paste of this size is already absurd).
@@ -93,6 +95,16 @@ pub enum ToWindow {
     Said {
         text: String,
     },
+    /// The thread a link asked to open (`WindowAction::OpenThread`) runs in `pane`.
+    Opened {
+        request: u32,
+        pane: u32,
+    },
+    /// It was not opened, and why (its definition is wrong, or asks what a link may not).
+    NotOpened {
+        request: u32,
+        reason: String,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -125,6 +137,8 @@ mod kind {
     pub const VIEW: u8 = 68;
     pub const ROWS: u8 = 69;
     pub const SAID: u8 = 70;
+    pub const OPENED: u8 = 71;
+    pub const NOT_OPENED: u8 = 72;
 }
 
 /// A frame being written: its length is filled in at the end.
@@ -274,6 +288,13 @@ impl ToWindow {
             ToWindow::Said { text } => {
                 Out::new(kind::SAID, 4 + text.len()).bytes(text.as_bytes()).done()
             }
+            ToWindow::Opened { request, pane } => {
+                Out::new(kind::OPENED, 8).u32(*request).u32(*pane).done()
+            }
+            ToWindow::NotOpened { request, reason } => Out::new(kind::NOT_OPENED, 8 + reason.len())
+                .u32(*request)
+                .bytes(reason.as_bytes())
+                .done(),
         }
     }
 
@@ -300,6 +321,12 @@ impl ToWindow {
             }
             kind::SAID => {
                 ToWindow::Said { text: String::from_utf8_lossy(&r.bytes()?).into_owned() }
+            }
+            kind::OPENED => ToWindow::Opened { request: r.u32()?, pane: r.u32()? },
+            kind::NOT_OPENED => {
+                let request = r.u32()?;
+                let reason = String::from_utf8_lossy(&r.bytes()?).into_owned();
+                ToWindow::NotOpened { request, reason }
             }
             _ => return Err(WireError::Malformed("an unknown kind of frame")),
         };

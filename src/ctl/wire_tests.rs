@@ -23,6 +23,8 @@ fn every_frame_reads_back_as_written() {
         ToWindow::Rows { pane: 2, first: 1 << 40, rows: vec![4, 5] },
         ToWindow::Refused { reason: "no".into() },
         ToWindow::Said { text: "cannot split".into() },
+        ToWindow::Opened { request: 4, pane: 12 },
+        ToWindow::NotOpened { request: 5, reason: "threads[0].lock: no".into() },
     ] {
         round_trip_window(frame);
     }
@@ -34,6 +36,13 @@ fn every_frame_reads_back_as_written() {
         ToServer::Scrollback { pane: 3, before: 12_345, count: 100 },
         ToServer::Act(WindowAction::Divider { pane: 2, index: 1, ratio: 0.25 }),
         ToServer::Act(WindowAction::NewTab { from: None }),
+        ToServer::Act(WindowAction::OpenThread {
+            request: 1,
+            thread: "(name: \"a\", command: [\"sh\"])".into(),
+            cols: 120,
+            rows: 40,
+        }),
+        ToServer::Act(WindowAction::SizePane { pane: 3, cols: 80, rows: 24 }),
     ] {
         let bytes = frame.encode();
         let mut buf = Vec::new();

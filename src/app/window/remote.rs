@@ -316,7 +316,8 @@ fn read_from(stream: UnixStream, tell: &dyn Fn(RemoteEvent), wake: &dyn Fn()) {
             }
             Ok(Applied::Said(text)) => tell(RemoteEvent::Said(text)),
             Ok(Applied::Refused(why)) => break Some(why),
-            Ok(Applied::Nothing) => {}
+            // A window asks nothing a link asks.
+            Ok(Applied::Nothing | Applied::Opened { .. } | Applied::NotOpened { .. }) => {}
             Err(fault) => break Some(format!("{fault}; attach again")),
         }
     };

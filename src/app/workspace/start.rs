@@ -190,6 +190,7 @@ impl Workspace {
             #[cfg(unix)]
             brokered: brokered_names,
             muted: false,
+            linked_size: None,
         };
         self.adopt(pane, entry);
         Ok(())

@@ -69,4 +69,20 @@ pub enum WindowAction {
     ApproveProgram {
         pane: u32,
     },
+    /// (A paddock on another host, through `paddock server --stdio`.) Open `thread`, one
+    /// thread as the configuration writes it (RON), in a tab of its own, its pane sized
+    /// `cols`×`rows` by the link whatever the layout; answered `Opened` or `NotOpened` with
+    /// `request`.
+    OpenThread {
+        request: u32,
+        thread: String,
+        cols: u16,
+        rows: u16,
+    },
+    /// Size a pane the link opened (its pane on the link's side changed size).
+    SizePane {
+        pane: u32,
+        cols: u16,
+        rows: u16,
+    },
 }

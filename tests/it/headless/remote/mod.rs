@@ -270,3 +270,96 @@ fn ssh_carries_the_protocol_and_the_remote_server_outlives_it() {
     assert_eq!(panes, vec![u64::from(pane)]);
     assert!(Path::new(&socket).exists());
 }
+
+/// The view's entry for `pane`, from the next view that has it and satisfies `wanted`.
+fn pane_in_view(
+    link: &mut StdioLink,
+    pane: u32,
+    wanted: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    link.next("the pane in a view", |f| match f {
+        ToWindow::View { json } => {
+            let view: serde_json::Value = serde_json::from_slice(&json).ok()?;
+            let found = view["instance"]["panes"]
+                .as_array()?
+                .iter()
+                .find(|p| p["id"] == u64::from(pane))
+                .cloned()?;
+            wanted(&found).then_some(found)
+        }
+        _ => None,
+    })
+}
+
+/// A link hands the server a thread as the configuration writes it: the server checks it as
+/// its own, runs it locked by its own kernel in a pane sized by the link, and refuses a
+/// definition with problems, naming them.
+#[test]
+fn a_link_opens_a_locked_thread_checked_and_sized_here() {
+    let runtime = Runtime::new();
+    let (work, outside) = (runtime.dir.join("work"), runtime.dir.join("outside"));
+    std::fs::create_dir_all(&work).expect("work");
+    std::fs::create_dir_all(&outside).expect("outside");
+    let mut link = StdioLink::spawn(runtime.paddock(&["server", "--stdio"]));
+    greet(&mut link);
+    let _stop = StopServer(&runtime, started_server(&runtime));
+    let script = format!(
+        "echo x > {outside}/f 2>/dev/null || echo refused-outside; \
+         echo x > {work}/f && echo wrote-inside; exec cat",
+        outside = outside.display(),
+        work = work.display()
+    );
+    let thread = format!(
+        "(name: \"far\", command: [\"sh\", \"-c\", {script:?}], lock: (write: [{work:?}]))",
+        work = work.display().to_string()
+    );
+    let open = |request, thread: String| {
+        ToServer::Act(paddock::ctl::protocol::WindowAction::OpenThread {
+            request,
+            thread,
+            cols: 100,
+            rows: 30,
+        })
+    };
+    link.send(&open(7, thread));
+    let pane = link.next("the answer", |f| match f {
+        ToWindow::Opened { request: 7, pane } => Some(pane),
+        ToWindow::NotOpened { reason, .. } => panic!("not opened: {reason}"),
+        _ => None,
+    });
+    let entry = pane_in_view(&mut link, pane, |p| p["lock"]["level"] == "locked");
+    assert_eq!((entry["cols"].as_u64(), entry["rows"].as_u64()), (Some(100), Some(30)));
+    assert_eq!(entry["thread"], "far", "{entry}");
+    let socket = started_server(&runtime);
+    let capture = |pane: u32| {
+        let out = runtime
+            .paddock(&["ctl", "--socket"])
+            .arg(&socket)
+            .args(["capture", "--pane", &pane.to_string()])
+            .output()
+            .expect("capture");
+        text(&out.stdout)
+    };
+    wait_for("the locked program's report", || {
+        let screen = capture(pane);
+        screen.contains("refused-outside") && screen.contains("wrote-inside")
+    });
+    assert!(!outside.join("f").exists(), "the lock kept the program out of {outside:?}");
+    // The link sizes its pane; the server's own layout does not.
+    link.send(&ToServer::Act(paddock::ctl::protocol::WindowAction::SizePane {
+        pane,
+        cols: 61,
+        rows: 17,
+    }));
+    link.send(&ToServer::Area { cols: 200, rows: 60 });
+    let entry = pane_in_view(&mut link, pane, |p| p["cols"] == 61);
+    assert_eq!(entry["rows"], 17, "{entry}");
+    // A definition with a problem is refused, naming it.
+    link.send(&open(8, "(name: \"bad\", lock: (write: [\"relative/path\"]))".into()));
+    let reason = link.next("the refusal", |f| match f {
+        ToWindow::NotOpened { request: 8, reason } => Some(reason),
+        ToWindow::Opened { request: 8, .. } => panic!("a bad definition was opened"),
+        _ => None,
+    });
+    assert!(reason.contains("lock.write[0]"), "{reason}");
+}
