@@ -24,6 +24,8 @@ pub mod worktree_git;
 #[cfg(unix)]
 pub mod headless;
 #[cfg(unix)]
+pub mod host_link;
+#[cfg(unix)]
 pub mod launch;
 #[cfg(unix)]
 mod linked;

@@ -16,6 +16,11 @@ use std::path::Path;
 
 use super::attach::{connect_checked, AttachError};
 
+/// The line the relay writes before the server's first byte. What a remote login's start-up
+/// files print to standard output comes before it, and the linking paddock skips that (and
+/// shows it when the line never comes) instead of reading it as frames.
+pub const PREAMBLE: &[u8] = b"\npaddock-stdio\n";
+
 /// Relay standard input to the attach socket at `attach` and its answers to standard output,
 /// until either side ends.
 pub fn relay(attach: &Path) -> Result<(), AttachError> {
@@ -30,6 +35,7 @@ pub fn relay(attach: &Path) -> Result<(), AttachError> {
     let (mut input, mut output) = unsafe {
         (ManuallyDrop::new(File::from_raw_fd(0)), ManuallyDrop::new(File::from_raw_fd(1)))
     };
+    let _ = output.write_all(PREAMBLE);
     std::thread::Builder::new()
         .name("stdio-to-server".into())
         .spawn(move || {

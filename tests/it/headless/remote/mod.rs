@@ -3,6 +3,7 @@
 //! open nothing unasked), which outlives the connection. Tested directly and through a real
 //! sshd on a loopback port (`sshd.rs`).
 
+mod link;
 mod sshd;
 
 use std::io::Write;
@@ -11,6 +12,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
 use crossbeam_channel::Receiver;
+use paddock::ctl::stdio_relay::PREAMBLE;
 use paddock::ctl::wire::{read_frame, ToServer, ToWindow, MAX_FRAME, VERSION};
 
 use super::{text, wait_for, Runtime, PADDOCK};
@@ -34,6 +36,15 @@ impl StdioLink {
         let (to, mut from) = (child.stdin.take(), child.stdout.take().expect("stdout"));
         let (send, frames) = crossbeam_channel::unbounded();
         std::thread::spawn(move || {
+            // The relay's preamble comes first (after whatever a login printed).
+            let mut seen = Vec::new();
+            let mut byte = [0u8; 1];
+            while !seen.ends_with(PREAMBLE) {
+                match std::io::Read::read(&mut from, &mut byte) {
+                    Ok(1) => seen.push(byte[0]),
+                    _ => return,
+                }
+            }
             let mut buf = Vec::new();
             while let Ok(frame) = read_frame(&mut from, MAX_FRAME, &mut buf) {
                 let frame = ToWindow::decode(frame).expect("a frame the server sent");
@@ -99,7 +110,7 @@ impl StderrOf for Child {
 }
 
 /// The server a relay started in `runtime`: its control socket, once there is one.
-fn started_server(runtime: &Runtime) -> PathBuf {
+pub(super) fn started_server(runtime: &Runtime) -> PathBuf {
     let folder = runtime.run.join("paddock");
     let mut found = None;
     wait_for("the started server's socket", || {
@@ -114,7 +125,7 @@ fn started_server(runtime: &Runtime) -> PathBuf {
 }
 
 /// Stops the server a relay started when the test ends, however it ends.
-struct StopServer<'a>(&'a Runtime, PathBuf);
+pub(super) struct StopServer<'a>(&'a Runtime, PathBuf);
 
 impl Drop for StopServer<'_> {
     fn drop(&mut self) {
@@ -142,7 +153,7 @@ fn greet(link: &mut StdioLink) -> (u32, Vec<u64>) {
 
 /// A paddock for the "remote" end: the test's binary with folders of its own, as a host's
 /// `paddock_path` would name it.
-fn remote_paddock(runtime: &Runtime) -> PathBuf {
+pub(super) fn remote_paddock(runtime: &Runtime) -> PathBuf {
     let script = runtime.dir.join("remote-paddock");
     let command = runtime.paddock(&[]);
     let mut text = String::from("#!/bin/sh\n");

@@ -1,0 +1,385 @@
+//! A link to this user's paddock server on another host: `ssh -T HOST PADDOCK server --stdio`
+//! with the system's OpenSSH client (so the user's keys, agent, `~/.ssh/config`, ProxyJump
+//! and known_hosts all apply), speaking the attach protocol over it as a window does, with a
+//! replica of each remote pane kept here.
+//!
+//! What a remote login prints before the relay starts (start-up files that echo) is skipped
+//! up to the relay's preamble line; a link whose other end is not paddock, or another version
+//! of it, fails with what it said. ssh never asks anything (`BatchMode`): there is no one to
+//! answer. A connection that dies is noticed by ssh's keep-alives within 45 s.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::ctl::protocol::WindowAction;
+use crate::ctl::replicas::{Applied, Replicas};
+use crate::ctl::stdio_relay::PREAMBLE;
+use crate::ctl::wire::{read_frame, ToServer, ToWindow, WireError, MAX_FRAME, VERSION};
+use crate::term::TermSize;
+
+/// How long connecting and the hellos may take.
+const CONNECT_WAIT: Duration = Duration::from_secs(30);
+/// The most a remote login may print before the relay's preamble.
+const MOST_BEFORE_PREAMBLE: usize = 64 << 10;
+/// The most of ssh's standard error kept to show.
+const MOST_SAID: usize = 16 << 10;
+
+/// A host threads run on, as the configuration names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Host {
+    /// What ssh is given: `user@build-box`, or a name from `~/.ssh/config`.
+    pub destination: String,
+    /// The paddock to run there (a non-interactive login's PATH may lack it).
+    pub paddock_path: String,
+    /// Options put before the destination (`-p`, `-i`, `-o …`).
+    pub ssh_options: Vec<String>,
+}
+
+impl Host {
+    /// The ssh command line. The destination comes after `--`, and one that starts with `-`
+    /// is refused (ssh would read it as an option such as `-oProxyCommand=…`).
+    pub fn ssh_argv(&self) -> Result<Vec<OsString>, LinkError> {
+        let bad = |why: &str| LinkError::Destination(self.destination.clone(), why.to_owned());
+        if self.destination.is_empty() {
+            return Err(bad("it is empty"));
+        }
+        if self.destination.starts_with('-') {
+            return Err(bad("it starts with `-`, which ssh would read as an option"));
+        }
+        if self.destination.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(bad("it holds a space or a control character"));
+        }
+        let mut argv: Vec<OsString> = vec!["ssh".into(), "-T".into()];
+        for option in [
+            "BatchMode=yes",
+            "ServerAliveInterval=15",
+            "ServerAliveCountMax=3",
+            "ConnectTimeout=20",
+        ] {
+            argv.push("-o".into());
+            argv.push(option.into());
+        }
+        argv.extend(self.ssh_options.iter().map(OsString::from));
+        argv.push("--".into());
+        argv.push(self.destination.clone().into());
+        // ssh hands the remote shell one string: the path quoted for it.
+        argv.push(format!("{} server --stdio", shell_quote(&self.paddock_path)).into());
+        Ok(argv)
+    }
+}
+
+/// `text` as one word for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("the host \"{0}\" cannot be used: {1}")]
+    Destination(String, String),
+    #[error("cannot run ssh: {0}")]
+    Spawn(std::io::Error),
+    #[error(
+        "{host}: no paddock answered (is it installed there, and on the PATH a non-interactive \
+         ssh login has? the host's `paddock_path` can name it){}",
+        said_text(.said)
+    )]
+    NoPaddock { host: String, said: String },
+    #[error(
+        "{host} runs paddock with version {theirs} of the attach protocol; this paddock speaks \
+         {VERSION}: install the same paddock version on both"
+    )]
+    Version { host: String, theirs: u16 },
+    #[error("the paddock server on {host} refused this link: {reason}")]
+    Refused { host: String, reason: String },
+    #[error("{host}: connecting took longer than {CONNECT_WAIT:?}{}", said_text(.said))]
+    Timeout { host: String, said: String },
+    #[error("{host}: {source}{}", said_text(.said))]
+    Wire { host: String, source: WireError, said: String },
+}
+
+fn said_text(said: &str) -> String {
+    let said = said.trim();
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!("; it said:\n{said}")
+    }
+}
+
+/// What arrives over a link, after the frame was applied to the replicas.
+#[derive(Debug)]
+pub enum LinkEvent {
+    Applied(Applied),
+    /// The link ended, and why.
+    Ended(String),
+}
+
+/// A live link to one host's server.
+pub struct HostLink {
+    host: String,
+    child: Child,
+    to: Mutex<ChildStdin>,
+    replicas: Arc<Mutex<Replicas>>,
+    events: Receiver<LinkEvent>,
+    said: Arc<Mutex<String>>,
+}
+
+impl HostLink {
+    /// Run ssh to `host` and exchange hellos.
+    pub fn connect(host: &Host) -> Result<HostLink, LinkError> {
+        let argv = host.ssh_argv()?;
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(LinkError::Spawn)?;
+        let name = host.destination.clone();
+        let said = Arc::new(Mutex::new(String::new()));
+        if let Some(stderr) = child.stderr.take() {
+            let keep = said.clone();
+            let _ = std::thread::Builder::new()
+                .name("link-ssh-said".into())
+                .spawn(move || keep_said(stderr, &keep));
+        }
+        let (Some(mut to), Some(from)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(LinkError::Spawn(std::io::Error::other("no pipes to ssh")));
+        };
+        // The hello goes first: the relay passes it on as soon as it reached the server.
+        let hello = to.write_all(&ToServer::Hello { version: VERSION }.encode());
+        let (greeted, greeting) = crossbeam_channel::bounded(1);
+        let _ = std::thread::Builder::new().name("link-hello".into()).spawn(move || {
+            let mut from = from;
+            let _ = greeted.send(greet(&mut from).map(|r| (r, from)));
+        });
+        let outcome = greeting.recv_timeout(CONNECT_WAIT);
+        let said_now = || {
+            // ssh's last words may still be on their way.
+            std::thread::sleep(Duration::from_millis(100));
+            said.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        };
+        let from = match outcome {
+            Ok(Ok((Greeting::Hello, from))) if hello.is_ok() => from,
+            Ok(Ok((Greeting::Hello, _))) | Ok(Err(Greet::Closed)) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(LinkError::NoPaddock { host: name, said: said_now() });
+            }
+            Ok(Ok((Greeting::Version(theirs), _))) => {
+                let _ = child.kill();
+                return Err(LinkError::Version { host: name, theirs });
+            }
+            Ok(Ok((Greeting::Refused(reason), _))) => {
+                let _ = child.kill();
+                return Err(LinkError::Refused { host: name, reason });
+            }
+            Ok(Err(Greet::NoPreamble(printed))) => {
+                let _ = child.kill();
+                let said = format!("{}\n{}", said_now(), printed);
+                return Err(LinkError::NoPaddock { host: name, said });
+            }
+            Ok(Err(Greet::Wire(source))) => {
+                let _ = child.kill();
+                return Err(LinkError::Wire { host: name, source, said: said_now() });
+            }
+            Err(_) => {
+                let _ = child.kill();
+                return Err(LinkError::Timeout { host: name, said: said_now() });
+            }
+        };
+        let replicas = Arc::new(Mutex::new(Replicas::default()));
+        let (tell, events) = crossbeam_channel::unbounded();
+        let into = replicas.clone();
+        let _ = std::thread::Builder::new()
+            .name("link-reader".into())
+            .spawn(move || read_frames(from, &into, &tell));
+        Ok(HostLink { host: name, child, to: Mutex::new(to), replicas, events, said })
+    }
+
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The remote panes' replicas and the remote server's view.
+    pub fn replicas(&self) -> &Arc<Mutex<Replicas>> {
+        &self.replicas
+    }
+
+    /// What arrived, in order.
+    pub fn events(&self) -> &Receiver<LinkEvent> {
+        &self.events
+    }
+
+    /// What ssh said on its standard error so far (its last 16 KiB).
+    pub fn said(&self) -> String {
+        self.said.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    fn send(&self, frame: &ToServer) -> Result<(), WireError> {
+        let mut to = self.to.lock().unwrap_or_else(PoisonError::into_inner);
+        to.write_all(&frame.encode())?;
+        to.flush()?;
+        Ok(())
+    }
+
+    /// Ask the remote server to open `thread` (as the configuration writes it), its pane
+    /// `size`; the answer arrives as `Applied::Opened` or `Applied::NotOpened` with `request`.
+    pub fn open_thread(&self, request: u32, thread: &str, size: TermSize) -> Result<(), WireError> {
+        let (cols, rows) = wire_size(size);
+        let thread = thread.to_owned();
+        self.send(&ToServer::Act(WindowAction::OpenThread { request, thread, cols, rows }))
+    }
+
+    /// Bytes for a remote pane's program.
+    pub fn input(&self, pane: u32, bytes: Vec<u8>) -> Result<(), WireError> {
+        self.send(&ToServer::Input { pane, bytes })
+    }
+
+    /// Size a remote pane this link opened.
+    pub fn size_pane(&self, pane: u32, size: TermSize) -> Result<(), WireError> {
+        let (cols, rows) = wire_size(size);
+        self.send(&ToServer::Act(WindowAction::SizePane { pane, cols, rows }))
+    }
+}
+
+impl Drop for HostLink {
+    fn drop(&mut self) {
+        // The remote server and its panes run on: only this connection ends.
+        let _ = self.send(&ToServer::Detach);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wire_size(size: TermSize) -> (u16, u16) {
+    let clamp = |n: usize| n.clamp(1, usize::from(u16::MAX)) as u16;
+    (clamp(size.cols), clamp(size.lines))
+}
+
+enum Greeting {
+    Hello,
+    Version(u16),
+    Refused(String),
+}
+
+enum Greet {
+    /// The other end ended before saying anything paddock says.
+    Closed,
+    /// What came instead of the relay's preamble.
+    NoPreamble(String),
+    Wire(WireError),
+}
+
+/// Skip what the login printed up to the relay's preamble, then read the server's hello.
+fn greet(from: &mut impl Read) -> Result<Greeting, Greet> {
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    // A byte at a time: nothing past the preamble may be taken from the frames.
+    while !seen.ends_with(PREAMBLE) {
+        match from.read(&mut byte) {
+            Ok(0) if seen.is_empty() => return Err(Greet::Closed),
+            Ok(0) => return Err(Greet::NoPreamble(String::from_utf8_lossy(&seen).into_owned())),
+            Ok(_) => seen.push(byte[0]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Greet::Wire(e.into())),
+        }
+        if seen.len() > MOST_BEFORE_PREAMBLE {
+            let start = String::from_utf8_lossy(&seen[..512]).into_owned();
+            return Err(Greet::NoPreamble(format!("{start}…")));
+        }
+    }
+    let mut buf = Vec::new();
+    let frame = read_frame(from, 1 << 16, &mut buf).map_err(|e| match e {
+        WireError::Closed => Greet::Closed,
+        e => Greet::Wire(e),
+    })?;
+    match ToWindow::decode(frame).map_err(Greet::Wire)? {
+        ToWindow::Hello { version: VERSION, .. } => Ok(Greeting::Hello),
+        ToWindow::Hello { version, .. } => Ok(Greeting::Version(version)),
+        ToWindow::Refused { reason } => Ok(Greeting::Refused(reason)),
+        _ => Err(Greet::Wire(WireError::Malformed("the server's first frame is not a hello"))),
+    }
+}
+
+fn read_frames(mut from: impl Read, replicas: &Mutex<Replicas>, tell: &Sender<LinkEvent>) {
+    let mut buf = Vec::new();
+    let why = loop {
+        let frame = match read_frame(&mut from, MAX_FRAME, &mut buf) {
+            Ok(frame) => frame,
+            Err(WireError::Closed) => break "the connection closed".to_owned(),
+            Err(e) => break e.to_string(),
+        };
+        let applied = ToWindow::decode(frame).map_err(|e| e.to_string()).and_then(|frame| {
+            let mut replicas = replicas.lock().unwrap_or_else(PoisonError::into_inner);
+            replicas.apply(frame).map_err(|e| e.to_string())
+        });
+        match applied {
+            Ok(Applied::Refused(why)) => break why,
+            Ok(applied) => {
+                if tell.send(LinkEvent::Applied(applied)).is_err() {
+                    return;
+                }
+            }
+            Err(why) => break why,
+        }
+    };
+    let _ = tell.send(LinkEvent::Ended(why));
+}
+
+/// Keep the last `MOST_SAID` bytes of what ssh writes to standard error.
+fn keep_said(mut stderr: impl Read, said: &Mutex<String>) {
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut buf) {
+        if n == 0 {
+            return;
+        }
+        let mut kept = said.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.push_str(&String::from_utf8_lossy(&buf[..n]));
+        if kept.len() > MOST_SAID {
+            let mut cut = kept.len() - MOST_SAID;
+            while !kept.is_char_boundary(cut) {
+                cut += 1;
+            }
+            kept.drain(..cut);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shell_quote, Host};
+
+    #[test]
+    fn the_destination_follows_the_options_and_cannot_be_one() {
+        let host = Host {
+            destination: "me@build-box".into(),
+            paddock_path: "/opt/it's here/paddock".into(),
+            ssh_options: vec!["-p".into(), "2222".into()],
+        };
+        let argv: Vec<String> = host
+            .ssh_argv()
+            .expect("argv")
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let dashes = argv.iter().position(|a| a == "--").expect("--");
+        assert_eq!(
+            &argv[dashes + 1..],
+            ["me@build-box", r"'/opt/it'\''s here/paddock' server --stdio"]
+        );
+        assert!(argv[..dashes].contains(&"BatchMode=yes".to_owned()), "{argv:?}");
+        assert_eq!(&argv[dashes - 2..dashes], ["-p", "2222"]);
+        for bad in ["-oProxyCommand=touch /tmp/x", "", "a b", "box\n"] {
+            let host = Host { destination: bad.into(), ..host.clone() };
+            assert!(host.ssh_argv().is_err(), "{bad:?}");
+        }
+        assert_eq!(shell_quote("plain"), "'plain'");
+    }
+}
