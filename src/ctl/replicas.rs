@@ -100,7 +100,9 @@ impl Replicas {
                 }
                 match self.panes.get(&pane) {
                     // The drawer may hold the old one: swap the model inside it.
-                    Some(shared) => *shared.lock().unwrap_or_else(PoisonError::into_inner) = term,
+                    Some(shared) => {
+                        shared.lock().unwrap_or_else(PoisonError::into_inner).replace_with(term)
+                    }
                     None => {
                         self.panes.insert(pane, Arc::new(Mutex::new(term)));
                     }

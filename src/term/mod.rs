@@ -90,6 +90,10 @@ pub struct Terminal {
     state: State,
     /// Who follows this model's changes: the pane's replicas (`replica.rs`).
     follower: Option<Box<dyn Follower>>,
+    /// On a replica that is followed in turn (a remote pane's replica on a server whose own
+    /// windows follow it): the server's edits for the chunk being passed on, which are what
+    /// `replica_edits` gives its follower.
+    passing_on: Option<replica::ReplicaEdits>,
 }
 
 /// Parse with `terminated` (perform.rs) telling clean runs where text breaks. Apart from the
@@ -115,6 +119,7 @@ impl Terminal {
             tail: Default::default(),
             state: State::new(size.cols, size.lines, config.scrollback_lines),
             follower: None,
+            passing_on: None,
         }
     }
 

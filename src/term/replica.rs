@@ -208,8 +208,12 @@ impl Terminal {
         Ok(self.state.scrollback.prepend(&rows))
     }
 
-    /// On the server, right after a chunk: what a replica needs besides its bytes.
+    /// On the server, right after a chunk: what a replica needs besides its bytes. (On a
+    /// replica, to its own follower: the server's edits it took with the chunk.)
     pub fn replica_edits(&self) -> ReplicaEdits {
+        if let Some(edits) = &self.passing_on {
+            return edits.clone();
+        }
         let Some(redaction) = &self.state.redaction else { return ReplicaEdits::default() };
         let mut edits = ReplicaEdits {
             text_finds: redaction.log.text.clone(),
@@ -246,8 +250,38 @@ impl Terminal {
     }
 
     /// On a replica: one chunk the server's model parsed (`masked` as it was given to it),
-    /// with what the server's redactor did in it.
+    /// with what the server's redactor did in it. A follower of this replica is told of the
+    /// chunk once the edits are in (never before: rows they star would reach it unstarred),
+    /// with the server's edits as they came.
     pub fn advance_replica(
+        &mut self,
+        bytes: &[u8],
+        masked: bool,
+        edits: &ReplicaEdits,
+    ) -> Result<(), ReplicaError> {
+        let follower = self.follower.take();
+        let stepped = self.step_replica(bytes, masked, edits);
+        if let Some(mut follower) = follower {
+            if stepped.is_ok() {
+                self.passing_on = Some(edits.clone());
+                follower.parsed(bytes, masked, self);
+                self.passing_on = None;
+            }
+            self.follower = Some(follower);
+        }
+        stepped
+    }
+
+    /// Put `fresh` (restored from a newer snapshot of the same pane) in place of this model:
+    /// whoever followed this one follows it, starting again from it.
+    pub fn replace_with(&mut self, fresh: Terminal) {
+        let follower = self.follower.take();
+        *self = fresh;
+        self.follower = follower;
+        self.restarted();
+    }
+
+    fn step_replica(
         &mut self,
         bytes: &[u8],
         masked: bool,

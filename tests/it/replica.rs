@@ -129,3 +129,88 @@ fn a_replica_follows_the_server_through_generated_streams() {
         assert!(!shown.contains("SECRET") && !shown.contains("sk-ant-0123"), "seed {seed}");
     }
 }
+
+/// What a follower of a replica was told, as a server's windows would be sent it.
+enum Told {
+    Chunk { bytes: Vec<u8>, masked: bool, edits: Vec<u8> },
+    Snapshot(Vec<u8>),
+}
+
+struct Relay(std::sync::Arc<std::sync::Mutex<Vec<Told>>>);
+
+impl paddock::term::Follower for Relay {
+    fn parsed(&mut self, bytes: &[u8], masked: bool, term: &Terminal) {
+        let edits = term.replica_edits().encode();
+        self.0.lock().unwrap().push(Told::Chunk { bytes: bytes.to_vec(), masked, edits });
+    }
+    fn restarted(&mut self, term: &Terminal) {
+        self.0.lock().unwrap().push(Told::Snapshot(term.snapshot(term.scrollback_len())));
+    }
+}
+
+/// A remote pane seen through two servers: the pane's own (which checks for values), a
+/// replica on the server a link keeps (followed, as its pane's model, by that server's
+/// windows), and a window's replica of that one. The window's must equal the pane's after
+/// every step, starred rows included, and restarts (a resize's new snapshot) pass through.
+#[test]
+fn a_replica_of_a_replica_follows_the_pane() {
+    for seed in 0..30u64 {
+        let mut rng = Rng::new(seed ^ 0xc4a1);
+        let mut ops = Generator::new(seed).ops(200);
+        for _ in 0..8 {
+            let at = rng.below(ops.len() as u64) as usize;
+            ops.insert(at, rng.pick(DRAWN).to_owned());
+        }
+        let stream = ops.concat().into_bytes();
+        let (cols, lines) = (12 + (seed as usize * 7) % 60, 3 + (seed as usize * 3) % 15);
+        let mut pane =
+            Terminal::new(TermSize::new(cols, lines), TermConfig { scrollback_lines: 200 });
+        pane.set_redactor(Box::new(Values));
+        let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut link = attach(&pane, &mut rng);
+        link.set_follower(Some(Box::new(Relay(told.clone()))));
+        let (mut window, _) =
+            Terminal::restore(&link.snapshot(link.scrollback_len())).expect("restores");
+        window.replay_checks();
+        let (mut at, mut step) = (0, 0);
+        while at < stream.len() {
+            let end = (at + 1 + rng.below(48) as usize).min(stream.len());
+            let chunk = &stream[at..end];
+            (at, step) = (end, step + 1);
+            let masked = rng.below(2) == 0;
+            if masked {
+                pane.advance_masked(chunk);
+            } else {
+                pane.advance(chunk);
+            }
+            let edits = ReplicaEdits::decode(&pane.replica_edits().encode()).expect("edits");
+            link.advance_replica(chunk, masked, &edits).expect("the link's replica follows");
+            if rng.below(30) == 0 {
+                // A resize on the pane's server: the link is sent a fresh snapshot.
+                pane.resize(TermSize::new(5 + rng.below(70) as usize, 2 + rng.below(20) as usize));
+                let (fresh, _) = Terminal::restore(&pane.snapshot(40)).expect("restores");
+                let mut fresh = fresh;
+                fresh.replay_checks();
+                link.replace_with(fresh);
+            }
+            for message in told.lock().unwrap().drain(..) {
+                match message {
+                    Told::Chunk { bytes, masked, edits } => {
+                        let edits = ReplicaEdits::decode(&edits).expect("edits");
+                        if let Err(e) = window.advance_replica(&bytes, masked, &edits) {
+                            panic!("seed {seed} step {step}: {e}");
+                        }
+                    }
+                    Told::Snapshot(bytes) => {
+                        (window, _) = Terminal::restore(&bytes).expect("restores");
+                        window.replay_checks();
+                    }
+                }
+            }
+            let (ours, theirs) = (of_paddock(&window), of_paddock(&pane));
+            assert!(ours == theirs, "seed {seed} step {step}:\n{}", report(&ours, &theirs));
+        }
+        let shown = window.screen_text() + window.title().unwrap_or_default();
+        assert!(!shown.contains("SECRET") && !shown.contains("sk-ant-0123"), "seed {seed}");
+    }
+}

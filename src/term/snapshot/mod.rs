@@ -85,6 +85,7 @@ impl Terminal {
             tail: SequenceTail::default(),
             state,
             follower: None,
+            passing_on: None,
         };
         terminal.resume_sequence(tail_bytes)?;
         Ok((terminal, redacted))
