@@ -76,7 +76,7 @@ pub struct ThemeColors {
 }
 
 /// One agent thread: a named tab (or split) running a command.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ThreadSpec {
     pub name: String,
     /// The program and its arguments; empty: the user's shell. Never run through a shell.
@@ -99,6 +99,31 @@ pub struct ThreadSpec {
     /// A git worktree of its own: made (or reused) when it starts, its working folder and,
     /// locked, a writable folder of its lock.
     pub worktree: Option<Worktree>,
+    /// It runs on another host, which checks and enforces its definition: the fields above
+    /// are then their defaults here, but for its name and place.
+    pub remote: Option<RemoteThread>,
+}
+
+/// A thread that runs on another host (`host:`), reached with ssh.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteThread {
+    pub host: HostSettings,
+    /// The thread as the configuration writes it, less its `host` and `place`: what the host's
+    /// paddock is handed to check and run.
+    pub definition: String,
+}
+
+/// How to reach a host: the configuration's `hosts` entry, or the thread's `host` as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostSettings {
+    /// As the thread names it (a key of `hosts`, or the destination itself).
+    pub name: String,
+    /// What ssh is given: `user@build-box`, or a name from `~/.ssh/config`.
+    pub destination: String,
+    /// The paddock to run there.
+    pub paddock_path: String,
+    /// ssh options put before the destination.
+    pub ssh_options: Vec<String>,
 }
 
 /// A thread's own worktree of a repository, on a branch (`app::worktree`).
@@ -140,9 +165,10 @@ pub enum ClipboardRule {
     Allow,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Placement {
     /// A tab of its own.
+    #[default]
     Tab,
     /// A split to the right of the named thread's pane.
     RightOf(String),

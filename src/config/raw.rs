@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename = "Config")]
@@ -20,6 +20,16 @@ pub struct RawConfig {
     pub keys: Option<BTreeMap<String, String>>,
     pub threads: Option<Vec<RawThread>>,
     pub proxy_hosts: Option<BTreeMap<String, String>>,
+    pub hosts: Option<BTreeMap<String, RawHost>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename = "Host")]
+#[serde(deny_unknown_fields)]
+pub struct RawHost {
+    pub destination: Option<String>,
+    pub paddock_path: Option<String>,
+    pub ssh_options: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -41,7 +51,7 @@ pub struct RawTheme {
     pub palette: Option<Vec<String>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(rename = "Thread")]
 #[serde(deny_unknown_fields)]
 pub struct RawThread {
@@ -50,6 +60,7 @@ pub struct RawThread {
     pub cwd: Option<String>,
     pub env: Option<BTreeMap<String, String>>,
     pub env_pass: Option<Vec<String>>,
+    #[serde(skip_serializing)]
     pub place: Option<RawPlace>,
     pub lock: Option<RawLock>,
     pub unlocked: Option<bool>,
@@ -58,9 +69,13 @@ pub struct RawThread {
     pub limits: Option<RawLimits>,
     pub clipboard: Option<super::ClipboardRule>,
     pub worktree: Option<RawWorktree>,
+    /// Run on another host (a name in `hosts`, else what ssh is given): this paddock keeps
+    /// only where its pane goes; the rest is that host's to check.
+    #[serde(skip_serializing)]
+    pub host: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(rename = "Worktree")]
 #[serde(deny_unknown_fields)]
 pub struct RawWorktree {
@@ -68,7 +83,7 @@ pub struct RawWorktree {
     pub branch: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(rename = "Place")]
 pub enum RawPlace {
     Tab,
@@ -76,7 +91,7 @@ pub enum RawPlace {
     Below(String),
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(rename = "Lock")]
 #[serde(deny_unknown_fields)]
 pub struct RawLock {
@@ -88,7 +103,7 @@ pub struct RawLock {
     pub allow_broad_write: Option<bool>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename = "Network")]
 pub enum RawNetwork {
     Off,
@@ -96,7 +111,7 @@ pub enum RawNetwork {
     Allow(Vec<String>),
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(rename = "Secret")]
 #[serde(deny_unknown_fields)]
 pub struct RawSecret {
@@ -106,7 +121,7 @@ pub struct RawSecret {
     pub broker: Option<RawBroker>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(rename = "Broker")]
 #[serde(deny_unknown_fields)]
 pub struct RawBroker {
@@ -114,7 +129,7 @@ pub struct RawBroker {
     pub headers: Option<Vec<String>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(rename = "Limits")]
 #[serde(deny_unknown_fields)]
 pub struct RawLimits {
@@ -122,7 +137,7 @@ pub struct RawLimits {
     pub cpu: Option<f32>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(rename = "Pulse")]
 #[serde(deny_unknown_fields)]
 pub struct RawPulse {

@@ -123,6 +123,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 limits: ThreadLimits { memory_bytes: Some(4 << 30), cpus: Some(2.0) },
                 clipboard: Some(ClipboardRule::Ask),
                 worktree: None,
+                remote: None,
             },
             ThreadSpec {
                 name: "tests".into(),
@@ -138,6 +139,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 limits: Default::default(),
                 clipboard: None,
                 worktree: None,
+                remote: None,
             },
             ThreadSpec {
                 name: "shell".into(),
@@ -153,6 +155,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 limits: Default::default(),
                 clipboard: None,
                 worktree: None,
+                remote: None,
             },
             ThreadSpec {
                 name: "second".into(),
@@ -175,6 +178,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 limits: Default::default(),
                 clipboard: None,
                 worktree: Some(Worktree { repo: app.clone(), branch: "agent-second".into() }),
+                remote: None,
             },
         ],
         proxy_hosts: [("models.internal".to_owned(), "10.0.0.5".parse().unwrap())].into(),
@@ -246,10 +250,10 @@ fn broken_files_get_exact_diagnostics() {
             "1:39: threads[0].lock.write[0]: expected string, found `12`",
         ]),
         ("unknown field", "(threads: [\n  (nmae: \"a\"),\n])", &[
-            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `limits`, `clipboard`, `worktree`)",
+            "2:4: threads[0].nmae: unknown field `nmae`: did you mean `name`? (known: `name`, `command`, `cwd`, `env`, `env_pass`, `place`, `lock`, `unlocked`, `secrets`, `pulse`, `limits`, `clipboard`, `worktree`, `host`)",
         ]),
         ("unknown top-level field", "(fnt: ())", &[
-            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`, `proxy_hosts`)",
+            "1:2: fnt: unknown field `fnt`: did you mean `font`? (known: `font`, `theme`, `scrollback`, `padding`, `desktop_notifications`, `pulse_rate`, `pulse_glow`, `keys`, `threads`, `proxy_hosts`, `hosts`)",
         ]),
         ("unknown choice", "(threads: [(name: \"a\", lock: (network: Maybe))])", &[
             "1:40: threads[0].lock.network: unknown choice `Maybe` (known: `Off`, `On`, `Allow`)",
@@ -412,4 +416,45 @@ fn a_missing_file_means_the_defaults_and_an_unreadable_one_says_why() {
 fn default_location_is_the_platform_config_folder() {
     let path = default_path().expect("a config folder");
     assert!(path.ends_with(Path::new("paddock").join("config.ron")), "{}", path.display());
+}
+
+#[test]
+fn a_thread_on_another_host_keeps_its_definition_for_that_host() {
+    let text = r#"(
+        hosts: {"build": (destination: "me@build-box", paddock_path: "/opt/p/paddock",
+                          ssh_options: ["-p", "2222"])},
+        threads: [
+            (name: "here"),
+            (name: "far", host: "build", place: RightOf("here"),
+             command: ["claude"], cwd: "/only/on/the/host",
+             lock: (write: ["/srv/work"], network: Allow(["api.anthropic.com"]))),
+            (name: "plain", host: "other-box"),
+        ],
+    )"#;
+    let config = parse(text).expect("parses: the host's paths are the host's to check");
+    let far = &config.threads[1];
+    assert_eq!(far.place, Placement::RightOf("here".into()));
+    assert!(far.lock.is_none() && far.command.is_empty(), "nothing of it runs here");
+    let remote = far.remote.as_ref().expect("remote");
+    assert_eq!(remote.host.destination, "me@build-box");
+    assert_eq!(remote.host.paddock_path, "/opt/p/paddock");
+    assert_eq!(remote.host.ssh_options, ["-p", "2222"]);
+    // What the host is handed reads back as the same thread, less its host and place.
+    let raw: crate::config::raw::RawThread =
+        ron_options().from_str(&remote.definition).expect("reads back");
+    assert!(raw.host.is_none() && raw.place.is_none(), "{}", remote.definition);
+    assert_eq!(raw.name.as_deref(), Some("far"));
+    assert_eq!(raw.cwd.as_deref(), Some("/only/on/the/host"));
+    assert_eq!(raw.lock.and_then(|l| l.write), Some(vec!["/srv/work".to_owned()]));
+    let plain = config.threads[2].remote.as_ref().expect("remote");
+    assert_eq!(
+        (plain.host.destination.as_str(), plain.host.paddock_path.as_str()),
+        ("other-box", "paddock")
+    );
+    // A host ssh would read as an option is refused, in the table and in a thread.
+    let bad = parse(r#"(hosts: {"x": (destination: "-oProxyCommand=sh")}, threads: [(name: "a", host: "-p1")])"#)
+        .expect_err("refused");
+    let said: Vec<String> = bad.iter().map(ToString::to_string).collect();
+    assert!(said.iter().any(|d| d.contains("hosts.x.destination")), "{said:?}");
+    assert!(said.iter().any(|d| d.contains("threads[0].host") && d.contains("`-`")), "{said:?}");
 }

@@ -21,6 +21,9 @@ use crate::term::Rgb;
 #[path = "validate_secrets.rs"]
 mod validate_secrets;
 use validate_secrets::secrets;
+#[path = "validate_hosts.rs"]
+mod validate_hosts;
+use validate_hosts::{hosts, remote_thread};
 
 pub const MAX_SCROLLBACK: usize = 1_000_000;
 pub const MAX_PADDING: u32 = 200;
@@ -147,12 +150,13 @@ pub fn validate(
     if let Some(hosts) = raw.proxy_hosts {
         config.proxy_hosts = proxy_hosts(&mut check, &root.field("proxy_hosts"), hosts);
     }
+    let hosts = hosts(&mut check, &root.field("hosts"), raw.hosts.unwrap_or_default());
     let threads = raw.threads.unwrap_or_default();
     let mut names: HashMap<String, usize> = HashMap::new();
     for (index, thread) in threads.into_iter().enumerate() {
         let at = root.field("threads").index(index);
         let name = thread.name.clone();
-        if let Some(spec) = thread_spec(&mut check, &at, thread, &names) {
+        if let Some(spec) = thread_spec(&mut check, &at, thread, &names, &hosts) {
             config.threads.push(spec);
         }
         // Known from here on even when the thread has other problems, so that a duplicate
@@ -284,8 +288,9 @@ fn check_text(check: &Checker<'_>, path: &FieldPath) -> String {
 fn thread_spec(
     check: &mut Checker<'_>,
     at: &FieldPath,
-    raw: RawThread,
+    mut raw: RawThread,
     earlier: &HashMap<String, usize>,
+    hosts: &BTreeMap<String, super::HostSettings>,
 ) -> Option<ThreadSpec> {
     let before = check.diagnostics.len();
     let name = match raw.name {
@@ -307,6 +312,19 @@ fn thread_spec(
             name
         }
     };
+    let place = match raw.place.take() {
+        None | Some(RawPlace::Tab) => Placement::Tab,
+        Some(RawPlace::RightOf(of)) => {
+            placement(check, at, &of, &name, earlier, Placement::RightOf)
+        }
+        Some(RawPlace::Below(of)) => placement(check, at, &of, &name, earlier, Placement::Below),
+    };
+    if let Some(host) = raw.host.take() {
+        raw.name = Some(name.clone());
+        let remote = remote_thread(check, &at.field("host"), &host, &raw, hosts);
+        let spec = ThreadSpec { name, place, remote, ..ThreadSpec::default() };
+        return (check.diagnostics.len() == before).then_some(spec);
+    }
     let command = match raw.command {
         None => Vec::new(),
         Some(command) if command.first().is_some_and(|program| !program.trim().is_empty()) => {
@@ -351,13 +369,6 @@ fn thread_spec(
             check.report(&at.field("env_pass").index(index), message);
         }
     }
-    let place = match raw.place {
-        None | Some(RawPlace::Tab) => Placement::Tab,
-        Some(RawPlace::RightOf(of)) => {
-            placement(check, at, &of, &name, earlier, Placement::RightOf)
-        }
-        Some(RawPlace::Below(of)) => placement(check, at, &of, &name, earlier, Placement::Below),
-    };
     let unlocked = raw.unlocked.unwrap_or(false);
     if unlocked && raw.lock.is_some() {
         let message =
@@ -401,6 +412,7 @@ fn thread_spec(
         limits,
         clipboard,
         worktree,
+        remote: None,
     };
     (check.diagnostics.len() == before).then_some(spec)
 }

@@ -107,6 +107,7 @@ mod tests {
             limits: Default::default(),
             clipboard: None,
             worktree: None,
+            remote: None,
         }
     }
 

@@ -31,6 +31,16 @@ impl Workspace {
         mut launch: Launch,
         size: TermSize,
     ) -> Result<(), Refusal> {
+        // A thread of another host never runs here: its definition is that host's to check,
+        // and nothing of it (not even the shell an empty command means) starts on this one.
+        if let Some(remote) = launch.thread.as_ref().and_then(|t| t.remote.as_ref()) {
+            let message = format!(
+                "this thread runs on {}, not here; remote threads are opened by paddock's \
+                 server (`paddock`, `paddock server`), not by a `--single-process` window",
+                remote.host.destination
+            );
+            return Err(Refusal(ErrorCode::Failed, message));
+        }
         // A thread's own worktree, made or found first: it is the thread's working folder and,
         // locked, a writable folder of its lock.
         let worktree = match launch.thread.as_ref().and_then(|t| t.worktree.as_ref()) {

@@ -1,0 +1,37 @@
+//! Panes a paddock on another host opened here (`WindowAction::OpenThread`): each in a tab
+//! of its own, sized by that paddock whatever the layout here.
+
+use super::{start_dir, Launch, Refusal, Workspace};
+use crate::config::ThreadSpec;
+use crate::mux::PaneId;
+use crate::term::TermSize;
+
+impl Workspace {
+    /// Open `spec` for a paddock on another host: in a tab of its own, sized `size` by that
+    /// paddock whatever the layout here (`size_linked_pane` changes it).
+    pub fn open_linked_thread(&mut self, spec: &ThreadSpec, size: TermSize) -> PaneId {
+        let (_, pane) = self.mux.new_tab(spec.name.clone(), Some(spec.name.clone()));
+        let command = self.command_or_default(spec.command.clone());
+        let launch = Launch::thread(command, start_dir(spec), spec.clone());
+        if let Err(Refusal(_, message)) = self.start(pane, launch, size) {
+            self.insert_notice(pane, spec, &message, size);
+        }
+        if let Some(entry) = self.panes.get_mut(&pane) {
+            entry.linked_size = Some(size);
+        }
+        pane
+    }
+
+    /// Size a pane a paddock on another host opened, as its own pane there is.
+    pub fn size_linked_pane(&mut self, pane: PaneId, size: TermSize) -> Result<(), String> {
+        let entry = self.panes.get_mut(&pane).ok_or_else(|| format!("pane {} is gone", pane.0))?;
+        if entry.linked_size.is_none() {
+            return Err(format!("pane {} was not opened by a link; it is sized here", pane.0));
+        }
+        entry.linked_size = Some(size);
+        if entry.size != size && entry.session.resize(size).is_ok() {
+            entry.size = size;
+        }
+        Ok(())
+    }
+}
