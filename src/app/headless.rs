@@ -23,6 +23,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     server.open_first_tab()?;
     let config_changes = server.config_changes();
     let (windows, window_inputs) = (server.windows(), server.window_inputs());
+    let link_news = server.workspace().link_news();
     // The pulse moves on its own: attached windows are told of it this often.
     let pulse_tick = crossbeam_channel::tick(WINDOW_VIEW_PERIOD);
     server.keep_record();
@@ -33,6 +34,11 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let exit_code = loop {
         select! {
             recv(pulse_tick) -> _ => {}
+            recv(link_news) -> news => {
+                if let Ok(news) = news {
+                    server.workspace_mut().take_link_news(news);
+                }
+            }
             recv(windows) -> stream => {
                 if let Ok(stream) = stream {
                     server.attach_window(stream);

@@ -242,6 +242,11 @@ impl HostLink {
         self.send(&ToServer::Input { pane, bytes })
     }
 
+    /// End a remote pane's program (the pane was closed here).
+    pub fn close_pane(&self, pane: u32) -> Result<(), WireError> {
+        self.send(&ToServer::Act(WindowAction::Close { pane }))
+    }
+
     /// Size a remote pane this link opened.
     pub fn size_pane(&self, pane: u32, size: TermSize) -> Result<(), WireError> {
         let (cols, rows) = wire_size(size);

@@ -32,6 +32,8 @@ mod linked;
 #[cfg(unix)]
 pub mod lost;
 #[cfg(unix)]
+pub mod remote_threads;
+#[cfg(unix)]
 pub mod server;
 #[cfg(unix)]
 mod signals;

@@ -147,7 +147,9 @@ impl ThreadSpec {
     /// agent could fill the clipboard with a command the user then pastes into an unlocked
     /// shell) and allowed for any other.
     pub fn clipboard_rule(&self) -> ClipboardRule {
-        let default = if self.lock.is_some() { ClipboardRule::Deny } else { ClipboardRule::Allow };
+        // A thread of another host counts as locked: its lock is that host's, not known here.
+        let locked = self.lock.is_some() || self.remote.is_some();
+        let default = if locked { ClipboardRule::Deny } else { ClipboardRule::Allow };
         self.clipboard.unwrap_or(default)
     }
 }

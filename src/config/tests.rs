@@ -446,6 +446,8 @@ fn a_thread_on_another_host_keeps_its_definition_for_that_host() {
     assert_eq!(raw.name.as_deref(), Some("far"));
     assert_eq!(raw.cwd.as_deref(), Some("/only/on/the/host"));
     assert_eq!(raw.lock.and_then(|l| l.write), Some(vec!["/srv/work".to_owned()]));
+    // Its clipboard writes reach this machine: refused unless it says otherwise.
+    assert_eq!(far.clipboard_rule(), ClipboardRule::Deny);
     let plain = config.threads[2].remote.as_ref().expect("remote");
     assert_eq!(
         (plain.host.destination.as_str(), plain.host.paddock_path.as_str()),

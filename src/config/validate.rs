@@ -322,7 +322,9 @@ fn thread_spec(
     if let Some(host) = raw.host.take() {
         raw.name = Some(name.clone());
         let remote = remote_thread(check, &at.field("host"), &host, &raw, hosts);
-        let spec = ThreadSpec { name, place, remote, ..ThreadSpec::default() };
+        // What its programs may do to this machine's clipboard is this side's to say.
+        let clipboard = raw.clipboard;
+        let spec = ThreadSpec { name, place, remote, clipboard, ..ThreadSpec::default() };
         return (check.diagnostics.len() == before).then_some(spec);
     }
     let command = match raw.command {

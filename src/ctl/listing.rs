@@ -41,7 +41,10 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             "SECRETS".into(),
             "COMMAND".into(),
         ]];
+        // A HOST column once any pane's thread runs on another host.
+        let mut hosts = vec!["HOST".to_owned()];
         for pane in waiting_first(&instance.panes) {
+            hosts.push(pane.host.clone().unwrap_or_else(|| "local".into()));
             let status = match (pane.status, pane.exit_code) {
                 (PaneState::Running, _) => "running".to_owned(),
                 (PaneState::Exited, Some(code)) => format!("exited {code}"),
@@ -92,10 +95,15 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
             continue;
         }
         // A program writes its notification text and title: never raw to the user's terminal.
-        let rows: Vec<Vec<String>> = rows
+        let mut rows: Vec<Vec<String>> = rows
             .into_iter()
             .map(|row| row.iter().map(|cell| crate::sandbox::visible(cell)).collect())
             .collect();
+        if instance.panes.iter().any(|p| p.host.is_some()) {
+            for (row, host) in rows.iter_mut().zip(hosts) {
+                row.insert(3, crate::sandbox::visible(&host));
+            }
+        }
         let widths: Vec<usize> = (0..rows[0].len())
             .map(|col| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0))
             .collect();
@@ -243,6 +251,7 @@ mod tests {
                 _ => None,
             },
             net: None,
+            host: None,
         }
     }
 

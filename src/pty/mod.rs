@@ -10,7 +10,9 @@ mod process;
 mod reader;
 mod session;
 
-pub use session::{CgroupJoin, Locked, MaskCounts, PaneLock, PaneSession, PaneStatus, SpawnSpec};
+pub use session::{
+    CgroupJoin, Locked, MaskCounts, Mirrored, PaneLock, PaneSession, PaneStatus, SpawnSpec,
+};
 
 use thiserror::Error;
 
@@ -32,4 +34,7 @@ pub enum PtyError {
     /// unlocked instead).
     #[error("its folder lock cannot be enforced ({0}); it never runs unlocked")]
     LockRefused(String),
+    /// A pane of another host's server, which could not be reached.
+    #[error("{0}")]
+    Remote(String),
 }

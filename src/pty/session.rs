@@ -484,12 +484,24 @@ impl Drop for Process {
     }
 }
 
+/// A pane whose program runs elsewhere (on another host's paddock server): its model is a
+/// replica fed from there, and what would go to a PTY goes to it.
+pub trait Mirrored: Send {
+    fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError>;
+    /// Ask for the program's terminal to be this size (the replica follows when it is).
+    fn resize(&self, size: TermSize) -> Result<(), PtyError>;
+    fn status(&self) -> PaneStatus;
+    /// End the program there; how it ended, as far as known.
+    fn close(&self) -> PaneStatus;
+}
+
 /// One pane's program and the terminal model its output feeds, or, for a pane that runs no
 /// program (a thread that may not start, the configuration's problems), only a model holding
-/// a notice.
+/// a notice, or a replica of a pane whose program runs on another host.
 pub struct PaneSession {
     term: Arc<Mutex<Terminal>>,
     process: Option<Process>,
+    mirrored: Option<Box<dyn Mirrored>>,
 }
 
 impl PaneSession {
@@ -497,7 +509,7 @@ impl PaneSession {
     /// chunk of output is parsed and when the output ends.
     pub fn spawn(spec: SpawnSpec, wake: Arc<dyn Fn() + Send + Sync>) -> Result<Self, PtyError> {
         let process = Process::spawn(spec, wake)?;
-        Ok(PaneSession { term: process.term.clone(), process: Some(process) })
+        Ok(PaneSession { term: process.term.clone(), process: Some(process), mirrored: None })
     }
 
     /// The pane's cgroup, if it has one.
@@ -511,7 +523,17 @@ impl PaneSession {
         term.advance(wrap_words(text, size.cols).replace('\n', "\r\n").as_bytes());
         // No cursor: nothing here takes input.
         term.advance(b"\x1b[?25l");
-        PaneSession { term: Arc::new(Mutex::new(term)), process: None }
+        PaneSession { term: Arc::new(Mutex::new(term)), process: None, mirrored: None }
+    }
+
+    /// A pane showing `term`, a replica of a pane on another host that `mirrored` reaches.
+    pub fn mirror(term: Arc<Mutex<Terminal>>, mirrored: Box<dyn Mirrored>) -> PaneSession {
+        PaneSession { term, process: None, mirrored: Some(mirrored) }
+    }
+
+    /// Whether its program runs elsewhere.
+    pub fn is_mirror(&self) -> bool {
+        self.mirrored.is_some()
     }
 
     /// The pane's activity counters (`None` for a notice).
@@ -555,11 +577,17 @@ impl PaneSession {
     /// Queue bytes for the program's input. Never blocks: a program that stops reading fills
     /// the queue, and then this says so.
     pub fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError> {
+        if let Some(mirrored) = &self.mirrored {
+            return mirrored.send(bytes);
+        }
         self.process.as_ref().ok_or(PtyError::NoProgram)?.send(bytes)
     }
 
     /// Resize the PTY (the program gets SIGWINCH) and the model.
     pub fn resize(&self, size: TermSize) -> Result<(), PtyError> {
+        if let Some(mirrored) = &self.mirrored {
+            return mirrored.resize(size);
+        }
         match &self.process {
             Some(process) => process.resize(size),
             None => {
@@ -570,6 +598,9 @@ impl PaneSession {
     }
 
     pub fn status(&mut self) -> PaneStatus {
+        if let Some(mirrored) = &self.mirrored {
+            return mirrored.status();
+        }
         self.process.as_mut().map_or(PaneStatus::NoProgram, Process::status)
     }
 
@@ -590,6 +621,9 @@ impl PaneSession {
     /// End the pane: hang up its processes (see `process`), then kill what is left after a
     /// grace period. Returns how the program ended.
     pub fn close(self) -> PaneStatus {
+        if let Some(mirrored) = &self.mirrored {
+            return mirrored.close();
+        }
         match self.process {
             Some(process) => process.close(),
             None => PaneStatus::NoProgram,

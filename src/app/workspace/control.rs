@@ -322,7 +322,20 @@ impl Workspace {
                 brokered,
                 pulse: pulse::info(snapshot.as_deref(), id, pane_status, pane.muted),
                 net: net_info(pane),
+                host: None,
             });
+            #[cfg(unix)]
+            if let (Some(shown), Some((host, info))) = (panes.last_mut(), self.remote_info(id)) {
+                shown.host = Some(host);
+                shown.pid = None;
+                if let Some(info) = info {
+                    shown.lock = info.lock;
+                    shown.pulse = info.pulse;
+                    shown.secrets = info.secrets;
+                    shown.title = info.title;
+                    shown.command = info.command;
+                }
+            }
         }
         InstanceInfo {
             pid: std::process::id(),

@@ -20,6 +20,9 @@ mod control;
 mod linked;
 mod look;
 mod notice;
+mod pulse;
+#[cfg(unix)]
+mod remote;
 mod start;
 
 pub use control::Outcome;
@@ -172,6 +175,9 @@ pub struct Workspace {
     /// The windows attached to this server, which every pane's model tells of each change.
     #[cfg(unix)]
     attached: crate::app::attach::Attached,
+    /// Threads that run on other hosts, and the links to them.
+    #[cfg(unix)]
+    remote: crate::app::remote_threads::RemoteThreads,
 }
 
 /// Why a request failed, as the error reply says it.
@@ -195,6 +201,8 @@ impl Workspace {
     /// `wake` is called by each pane's reader thread after it parses output.
     pub fn new(options: WorkspaceOptions, wake: Arc<dyn Fn() + Send + Sync>) -> Workspace {
         let sampler = Sampler::start(sample_period(options.pulse_rate), wake.clone()).ok();
+        #[cfg(unix)]
+        let remote = crate::app::remote_threads::RemoteThreads::new(wake.clone());
         Workspace {
             mux: Mux::new(),
             panes: HashMap::new(),
@@ -213,6 +221,8 @@ impl Workspace {
             broker: None,
             #[cfg(unix)]
             attached: Default::default(),
+            #[cfg(unix)]
+            remote,
         }
     }
 
@@ -367,6 +377,12 @@ impl Workspace {
             None => self.mux.new_tab(spec.name.clone(), Some(spec.name.clone())).1,
         };
         let size = self.layout_of(pane).unwrap_or_else(|| self.pane_size(self.area()));
+        #[cfg(unix)]
+        if let Some(remote) = &spec.remote {
+            self.open_remote(pane, spec, remote, size);
+            self.relayout(pane);
+            return pane;
+        }
         let command = self.command_or_default(spec.command.clone());
         let launch = Launch::thread(command, start_dir(spec), spec.clone());
         if let Err(Refusal(_, message)) = self.start(pane, launch, size) {
@@ -552,61 +568,6 @@ impl Workspace {
             .collect();
         panes.sort();
         panes.first().copied()
-    }
-
-    /// Every pane's pulse as the sampler last published it (`None`: no sampler).
-    pub fn pulses(&self) -> Option<Arc<crate::pulse::Snapshot>> {
-        self.sampler.as_ref().map(Sampler::latest)
-    }
-
-    /// Focus the pane that has waited for its user longest (across tabs): which, if any.
-    pub fn focus_longest_waiting(&mut self) -> Option<PaneId> {
-        let snapshot = self.pulses()?;
-        let waiting = snapshot
-            .panes
-            .iter()
-            .filter(|(id, pulse)| {
-                matches!(pulse.state, crate::pulse::PulseState::NeedsYou(_))
-                    && self.panes.get(&PaneId(**id)).is_some_and(|pane| !pane.muted)
-            })
-            // The longest first; of equal waits, the lower id.
-            .max_by(|(a_id, a), (b_id, b)| a.since.cmp(&b.since).then(b_id.cmp(a_id)))
-            .map(|(id, _)| PaneId(*id))?;
-        self.mux.focus(waiting).then_some(waiting)
-    }
-
-    /// What `pane`'s program is doing now, as the sampler last saw it.
-    /// Muted panes say so (`PanePulse::muted`).
-    pub fn pulse_of(&self, pane: PaneId) -> Option<crate::pulse::PanePulse> {
-        let entry = self.panes.get(&pane)?;
-        entry.session.activity()?;
-        let mut pulse = self.sampler.as_ref()?.latest().panes.get(&pane.0).cloned()?;
-        pulse.muted = entry.muted;
-        Some(pulse)
-    }
-
-    /// What the instance's cgroups are, or why there are none.
-    pub fn cgroups_described(&self) -> String {
-        match &self.options.cgroups {
-            Ok(tree) => tree.describe(),
-            Err(why) => format!("none: {why}; the pulse counts each pane's process tree"),
-        }
-    }
-
-    /// Mute or unmute `pane`.
-    pub fn set_muted(&mut self, pane: PaneId, muted: bool) -> Result<(), Refusal> {
-        let entry = self.panes.get_mut(&pane).ok_or_else(|| Refusal::no_pane(pane))?;
-        entry.muted = muted;
-        (self.wake)();
-        Ok(())
-    }
-
-    /// Mute the focused pane, or unmute it if it is muted: whether it is muted now.
-    pub fn toggle_mute_focused(&mut self) -> Option<bool> {
-        let pane = self.mux.focused_pane()?;
-        let entry = self.panes.get_mut(&pane)?;
-        entry.muted = !entry.muted;
-        Some(entry.muted)
     }
 
     /// What `pane`'s clipboard writes do: its thread's rule, or the rule of the locked pane it

@@ -352,6 +352,10 @@ pub struct PaneInfo {
     /// locked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net: Option<NetInfo>,
+    /// The host its thread runs on, for a thread of another host (absent: this one). Its lock,
+    /// pulse and secrets are then as that host's paddock describes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// A locked pane's network: `mode` is off, on or allow; with allow, the connections its proxy

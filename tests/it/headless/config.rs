@@ -5,7 +5,7 @@
 use super::{text, Runtime};
 
 /// Write `body` as the runtime's default configuration file and return its path.
-pub(super) fn write_config(runtime: &Runtime, body: &str) -> std::path::PathBuf {
+pub(crate) fn write_config(runtime: &Runtime, body: &str) -> std::path::PathBuf {
     let dir = runtime.dir.join("config/paddock");
     std::fs::create_dir_all(&dir).expect("config dir");
     let path = dir.join("config.ron");

@@ -5,7 +5,7 @@ mod agent;
 mod agent_pulse;
 mod attach;
 mod broker;
-mod config;
+pub(crate) mod config;
 mod control;
 mod egress;
 mod git_planted;

@@ -5,6 +5,7 @@
 
 mod link;
 mod sshd;
+mod threads;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,69 @@
+//! Local panes of threads that run on other hosts (`remote_threads`): a notice while the
+//! host is reached, then a mirror of the remote pane (its replica, input and size sent
+//! there), or why it does not run.
+
+use crossbeam_channel::Receiver;
+
+use super::{not_started, Pane, Workspace};
+use crate::app::remote_threads::{LinkNews, Shown};
+use crate::config::{RemoteThread, ThreadSpec};
+use crate::ctl::protocol::PaneInfo;
+use crate::mux::PaneId;
+use crate::pty::PaneSession;
+use crate::term::TermSize;
+
+impl Workspace {
+    /// Start `spec` on its host for `pane`: the pane says so until the remote pane is there.
+    pub(super) fn open_remote(
+        &mut self,
+        pane: PaneId,
+        spec: &ThreadSpec,
+        remote: &RemoteThread,
+        size: TermSize,
+    ) {
+        let text = format!("Opening {} on {}…", spec.name, remote.host.destination);
+        let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
+        let entry = Pane::notice(session, Vec::new(), None, size, Some(spec.clone()));
+        self.adopt(pane, entry);
+        self.remote.open(&remote.host, pane, remote.definition.clone(), size);
+    }
+
+    /// What the links to other hosts say, for the main loop to hand to `take_link_news`.
+    pub fn link_news(&self) -> Receiver<LinkNews> {
+        self.remote.news().clone()
+    }
+
+    /// Take what a link said: show remote panes that are there, and why others are not.
+    pub fn take_link_news(&mut self, news: LinkNews) {
+        for shown in self.remote.take(news) {
+            match shown {
+                Shown::Mirror { local, term, backing } => {
+                    let session = PaneSession::mirror(term, backing);
+                    self.replace_session(local, session);
+                }
+                Shown::Notice { local, text } => {
+                    let Some(entry) = self.panes.get(&local) else { continue };
+                    let name = entry.thread.as_ref().map_or("", |t| t.name.as_str());
+                    let text = not_started(name, &text);
+                    let session = PaneSession::notice(&text, entry.size, 0);
+                    self.replace_session(local, session);
+                }
+            }
+        }
+    }
+
+    fn replace_session(&mut self, pane: PaneId, session: PaneSession) {
+        let Some(entry) = self.panes.get_mut(&pane) else { return };
+        // The pane is sized here: its remote pane takes this size.
+        let _ = session.resize(entry.size);
+        entry.session = session;
+        self.attached.follow(pane, &entry.session);
+        (self.wake)();
+    }
+
+    /// For `paddock ls`: the host `pane`'s thread runs on, with what that host says of it.
+    pub(super) fn remote_info(&self, pane: PaneId) -> Option<(String, Option<PaneInfo>)> {
+        let (host, info) = self.remote.describe(pane)?;
+        Some((host.to_owned(), info.cloned()))
+    }
+}

@@ -1,0 +1,97 @@
+//! A configuration with one local and one remote thread: both open in one instance; the
+//! remote one runs on the "remote" (this machine through a real sshd, with a paddock of
+//! folders its own), locked there, typed into and read from here, and `paddock ls` names its
+//! host.
+
+use super::sshd::Sshd;
+use super::{remote_paddock, started_server, StopServer};
+use crate::headless::config::write_config;
+use crate::headless::{text, wait_for, Runtime};
+
+#[test]
+fn a_local_and_a_remote_thread_open_side_by_side() {
+    let test = "headless::remote::threads::a_local_and_a_remote_thread_open_side_by_side";
+    let (here, there) = (Runtime::new(), Runtime::new());
+    let Some(sshd) = Sshd::start(test, &here.dir.join("sshd")) else { return };
+    let paddock = remote_paddock(&there);
+    let work = there.dir.join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
+    let far =
+        "echo remote-side; echo x > {outside}/f 2>/dev/null || echo refused-outside; exec cat"
+            .replace("{outside}", &here.dir.display().to_string());
+    let config = format!(
+        r#"(
+            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
+                             ssh_options: [{options}])}},
+            threads: [
+                (name: "here", command: ["sh", "-c", "echo local-side; exec cat"]),
+                (name: "far", host: "box", command: ["sh", "-c", {far:?}],
+                 lock: (write: [{work:?}])),
+            ],
+        )"#,
+        destination = sshd.destination(),
+        paddock = paddock.display().to_string(),
+        options = options.join(", "),
+        work = work.display().to_string(),
+    );
+    write_config(&here, &config);
+    let instance = here.start(&[]);
+    let far_pane = || instance.pane(2);
+    wait_for("the remote pane, running and locked there", || {
+        let pane = far_pane();
+        pane["status"] == "running" && pane["lock"]["level"] == "locked"
+    });
+    let _stop = StopServer(&there, started_server(&there));
+    let pane = far_pane();
+    assert_eq!(pane["host"], "box", "{pane}");
+    assert_eq!(pane["thread"], "far", "{pane}");
+    assert!(instance.pane(1)["host"].is_null(), "the local thread has no host");
+    let screen = instance.wait_for_text("2", "refused-outside");
+    assert!(screen.contains("remote-side"), "{screen}");
+    assert!(instance.capture("1").contains("local-side"));
+    // A window attached here sees the remote pane as it sees a local one.
+    let window = window_replicas(&instance.socket);
+    // Typed here, run there, shown here and in the window.
+    instance.send_keys("2", "typed-here Enter");
+    instance.wait_for_text("2", "typed-here");
+    wait_for("the remote pane in the window", || {
+        let screen = window
+            .lock()
+            .unwrap()
+            .get(2)
+            .map(|term| term.lock().unwrap().screen_text())
+            .unwrap_or_default();
+        screen.contains("remote-side") && screen.contains("typed-here")
+    });
+    // The table names each pane's host.
+    let table = text(&instance.run(&["ls"]).stdout);
+    let header = table.lines().find(|l| l.contains("PANE")).unwrap_or_default().to_owned();
+    assert!(header.contains("HOST"), "{table}");
+    assert!(table.lines().any(|l| l.contains(" box ") && l.contains("far")), "{table}");
+    assert!(table.lines().any(|l| l.contains(" local ") && l.contains("here")), "{table}");
+}
+
+/// A window's replicas of the instance at `socket`, kept up to date by a reader thread.
+fn window_replicas(
+    socket: &std::path::Path,
+) -> std::sync::Arc<std::sync::Mutex<paddock::ctl::replicas::Replicas>> {
+    use paddock::ctl::wire::{read_frame, ToWindow, MAX_FRAME};
+    let (mut stream, _) =
+        paddock::ctl::attach::connect(&paddock::ctl::attach::attach_socket(socket))
+            .expect("attach");
+    let replicas = std::sync::Arc::new(std::sync::Mutex::new(Default::default()));
+    let into = std::sync::Arc::clone(&replicas);
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        while let Ok(frame) = read_frame(&mut stream, MAX_FRAME, &mut buf) {
+            let Ok(frame) = ToWindow::decode(frame) else { return };
+            let mut replicas: std::sync::MutexGuard<'_, paddock::ctl::replicas::Replicas> =
+                into.lock().unwrap();
+            if replicas.apply(frame).is_err() {
+                return;
+            }
+        }
+    });
+    replicas
+}
