@@ -73,9 +73,13 @@ impl Host {
     }
 }
 
-/// `text` as one word for a POSIX shell.
+/// `text` as one word for a POSIX shell; a leading `~/` is the remote user's home.
 fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
+    let quoted = |text: &str| format!("'{}'", text.replace('\'', r"'\''"));
+    match text.strip_prefix("~/") {
+        Some(rest) => format!("\"$HOME\"/{}", quoted(rest)),
+        None => quoted(text),
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -386,5 +390,6 @@ mod tests {
             assert!(host.ssh_argv().is_err(), "{bad:?}");
         }
         assert_eq!(shell_quote("plain"), "'plain'");
+        assert_eq!(shell_quote("~/.cargo/bin/paddock"), r#""$HOME"/'.cargo/bin/paddock'"#);
     }
 }

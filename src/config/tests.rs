@@ -61,6 +61,14 @@ fn the_example_parses_into_exactly_the_documented_values() {
     ]
     .map(rgb);
     let app = home.path("src/app");
+    // The remote thread's definition is what its host is handed: the thread as written, less
+    // its host (and place), its paths left for the host to read.
+    let remote_definition =
+        config.threads.last().and_then(|t| t.remote.as_ref()).expect("remote").definition.clone();
+    let raw: raw::RawThread = ron_options().from_str(&remote_definition).expect("reads back");
+    assert_eq!(raw.command, Some(vec!["claude".to_owned()]));
+    assert_eq!(raw.cwd.as_deref(), Some("~/src/app"));
+    assert!(raw.host.is_none(), "{remote_definition}");
     let expected = Config {
         font: FontConfig { family: "JetBrains Mono".into(), size: 14.0 },
         theme: ThemeColors {
@@ -179,6 +187,19 @@ fn the_example_parses_into_exactly_the_documented_values() {
                 clipboard: None,
                 worktree: Some(Worktree { repo: app.clone(), branch: "agent-second".into() }),
                 remote: None,
+            },
+            ThreadSpec {
+                name: "remote".into(),
+                remote: Some(RemoteThread {
+                    host: HostSettings {
+                        name: "build".into(),
+                        destination: "me@build-box".into(),
+                        paddock_path: "~/.cargo/bin/paddock".into(),
+                        ssh_options: Vec::new(),
+                    },
+                    definition: remote_definition.clone(),
+                }),
+                ..ThreadSpec::default()
             },
         ],
         proxy_hosts: [("models.internal".to_owned(), "10.0.0.5".parse().unwrap())].into(),

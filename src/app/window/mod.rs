@@ -54,6 +54,8 @@ enum UserEvent {
     WindowAsked(crate::app::attach::FromWindow),
     /// The server this window is attached to sent something.
     Remote(RemoteEvent),
+    /// A link to another host said something (`--single-process` with a remote thread).
+    LinkNews(crate::app::remote_threads::LinkNews),
 }
 
 /// The event loop, and the wake-up pane output sends it (one `Wake` until it is taken).
@@ -93,6 +95,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     forward(server.config_changes(), proxy.clone(), |()| UserEvent::ConfigChanged);
     forward(server.windows(), proxy.clone(), UserEvent::Attached);
     forward(server.window_inputs(), proxy.clone(), UserEvent::WindowAsked);
+    forward(server.workspace().link_news(), proxy.clone(), UserEvent::LinkNews);
     let app = WindowApp::new(
         &event_loop,
         Panes::Local(Box::new(server)),
@@ -621,6 +624,12 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                 if let Some(code) = server.window_asked(asked) {
                     return self.stop(event_loop, code);
                 }
+                server.workspace_mut().sync_windows();
+                self.redraw();
+            }
+            UserEvent::LinkNews(news) => {
+                let Some(server) = self.panes.local() else { return };
+                server.workspace_mut().take_link_news(news);
                 server.workspace_mut().sync_windows();
                 self.redraw();
             }

@@ -34,11 +34,7 @@ impl Workspace {
         // A thread of another host never runs here: its definition is that host's to check,
         // and nothing of it (not even the shell an empty command means) starts on this one.
         if let Some(remote) = launch.thread.as_ref().and_then(|t| t.remote.as_ref()) {
-            let message = format!(
-                "this thread runs on {}, not here; remote threads are opened by paddock's \
-                 server (`paddock`, `paddock server`), not by a `--single-process` window",
-                remote.host.destination
-            );
+            let message = format!("this thread runs on {}, not here", remote.host.destination);
             return Err(Refusal(ErrorCode::Failed, message));
         }
         // A thread's own worktree, made or found first: it is the thread's working folder and,
