@@ -137,6 +137,16 @@ pub struct HostLink {
 impl HostLink {
     /// Run ssh to `host` and exchange hellos.
     pub fn connect(host: &Host) -> Result<HostLink, LinkError> {
+        HostLink::connect_into(host, Arc::new(Mutex::new(Replicas::default())))
+    }
+
+    /// `connect`, the remote panes' replicas kept in `replicas`: a link made again after one
+    /// dropped goes on in the same models (the host's snapshots replace them in place, so
+    /// whoever follows them starts again from what the panes show now).
+    pub fn connect_into(
+        host: &Host,
+        replicas: Arc<Mutex<Replicas>>,
+    ) -> Result<HostLink, LinkError> {
         let argv = host.ssh_argv()?;
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])
@@ -198,7 +208,6 @@ impl HostLink {
                 return Err(LinkError::Timeout { host: name, said: said_now() });
             }
         };
-        let replicas = Arc::new(Mutex::new(Replicas::default()));
         let (tell, events) = crossbeam_channel::unbounded();
         let into = replicas.clone();
         let _ = std::thread::Builder::new()

@@ -3,19 +3,27 @@
 //! it was asked to open, and the remote panes it mirrors. The workspace hands it each local
 //! pane of a remote thread and takes back what to show there: a replica of the remote pane
 //! (a `PaneSession::mirror`), or why there is none.
+//!
+//! A link that drops leaves the remote panes running there: they read as disconnected here
+//! while the link is made again (after 1 s, then twice as long each time, at most 30 s), into
+//! the same replicas, so the host's fresh snapshots bring what they printed meanwhile.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
 use super::host_link::{Host, HostLink, LinkEvent};
 use crate::config::HostSettings;
 use crate::ctl::protocol::{PaneInfo, PaneState};
-use crate::ctl::replicas::Applied;
+use crate::ctl::replicas::{Applied, Replicas};
 use crate::mux::PaneId;
 use crate::pty::{Mirrored, PaneStatus, PtyError};
 use crate::term::{TermSize, Terminal};
+
+/// The longest wait between attempts to connect again.
+const MOST_BACKOFF: Duration = Duration::from_secs(30);
 
 /// What a link's threads tell the main loop.
 pub enum LinkNews {
@@ -46,14 +54,33 @@ struct Linked {
     mirrored: bool,
 }
 
-enum HostState {
-    Connecting(Vec<Opening>),
-    Up { link: Arc<HostLink>, asked: HashMap<u32, PaneId>, panes: HashMap<u32, Linked> },
-    Down,
+/// The link in use for a host, shared with its panes' backings (a link made again replaces
+/// it for all of them).
+type Slot = Arc<Mutex<Option<Arc<HostLink>>>>;
+
+enum Phase {
+    /// The first connection is being made.
+    Connecting,
+    Up,
+    /// The link dropped with panes running there; attempt `n` is under way.
+    Reconnecting(u32),
+}
+
+struct HostEntry {
+    settings: HostSettings,
+    phase: Phase,
+    slot: Slot,
+    replicas: Arc<Mutex<Replicas>>,
+    /// Threads to open once the link is up.
+    waiting: Vec<Opening>,
+    /// Requests sent and not answered yet, by request.
+    asked: HashMap<u32, PaneId>,
+    /// By remote pane id.
+    panes: HashMap<u32, Linked>,
 }
 
 pub struct RemoteThreads {
-    hosts: HashMap<String, HostState>,
+    hosts: HashMap<String, HostEntry>,
     news_in: Sender<LinkNews>,
     news: Receiver<LinkNews>,
     next_request: u32,
@@ -74,28 +101,46 @@ impl RemoteThreads {
     /// Open `definition` on `host` for the local pane `local`, sized `size`.
     pub fn open(&mut self, host: &HostSettings, local: PaneId, definition: String, size: TermSize) {
         let opening = Opening { local, definition, size };
-        match self.hosts.get_mut(&host.name) {
-            Some(HostState::Connecting(waiting)) => waiting.push(opening),
-            Some(HostState::Up { link, asked, .. }) => {
+        let entry = self.hosts.entry(host.name.clone()).or_insert_with(|| HostEntry {
+            settings: host.clone(),
+            phase: Phase::Connecting,
+            slot: Arc::new(Mutex::new(None)),
+            replicas: Arc::new(Mutex::new(Replicas::default())),
+            waiting: Vec::new(),
+            asked: HashMap::new(),
+            panes: HashMap::new(),
+        });
+        let first = matches!(entry.phase, Phase::Connecting)
+            && entry.waiting.is_empty()
+            && entry.panes.is_empty()
+            && entry.asked.is_empty();
+        let link = lock(&entry.slot).clone();
+        match (&entry.phase, link) {
+            (Phase::Up, Some(link)) => {
                 self.next_request += 1;
-                ask(link, asked, self.next_request, opening);
+                ask(&link, &mut entry.asked, self.next_request, opening);
             }
-            Some(HostState::Down) | None => {
-                self.hosts.insert(host.name.clone(), HostState::Connecting(vec![opening]));
-                self.connect(host);
-            }
+            // Asked once the link is up (again).
+            _ => entry.waiting.push(opening),
+        }
+        if first {
+            self.connect(&host.name, Duration::ZERO);
         }
     }
 
-    fn connect(&self, settings: &HostSettings) {
+    /// Connect to `host` after `wait`, on a thread of its own.
+    fn connect(&self, name: &str, wait: Duration) {
+        let Some(entry) = self.hosts.get(name) else { return };
         let host = Host {
-            destination: settings.destination.clone(),
-            paddock_path: settings.paddock_path.clone(),
-            ssh_options: settings.ssh_options.clone(),
+            destination: entry.settings.destination.clone(),
+            paddock_path: entry.settings.paddock_path.clone(),
+            ssh_options: entry.settings.ssh_options.clone(),
         };
-        let (name, news, wake) = (settings.name.clone(), self.news_in.clone(), self.wake.clone());
+        let replicas = entry.replicas.clone();
+        let (name, news, wake) = (name.to_owned(), self.news_in.clone(), self.wake.clone());
         let _ = std::thread::Builder::new().name("link-connect".into()).spawn(move || {
-            let result = HostLink::connect(&host).map_err(|e| e.to_string());
+            std::thread::sleep(wait);
+            let result = HostLink::connect_into(&host, replicas).map_err(|e| e.to_string());
             // Its events follow, in order, on this thread.
             let events = result.as_ref().ok().map(|link| link.events().clone());
             let _ = news.send(LinkNews::Connected { host: name.clone(), result });
@@ -114,70 +159,82 @@ impl RemoteThreads {
     /// Take what a link said; returns what the workspace should show where.
     pub fn take(&mut self, news: LinkNews) -> Vec<Shown> {
         match news {
-            LinkNews::Connected { host, result } => self.connected(host, result),
+            LinkNews::Connected { host, result } => self.connected(&host, result),
             LinkNews::Event { host, event } => self.event(&host, event),
         }
     }
 
-    fn connected(&mut self, host: String, result: Result<HostLink, String>) -> Vec<Shown> {
-        let waiting = match self.hosts.remove(&host) {
-            Some(HostState::Connecting(waiting)) => waiting,
-            _ => Vec::new(),
-        };
+    fn connected(&mut self, host: &str, result: Result<HostLink, String>) -> Vec<Shown> {
+        let Some(entry) = self.hosts.get_mut(host) else { return Vec::new() };
         match result {
             Ok(link) => {
                 let link = Arc::new(link);
-                let mut asked = HashMap::new();
-                for opening in waiting {
+                *lock(&entry.slot) = Some(link.clone());
+                entry.phase = Phase::Up;
+                for opening in std::mem::take(&mut entry.waiting) {
                     self.next_request += 1;
-                    ask(&link, &mut asked, self.next_request, opening);
+                    ask(&link, &mut entry.asked, self.next_request, opening);
                 }
-                self.hosts.insert(host, HostState::Up { link, asked, panes: HashMap::new() });
+                for linked in entry.panes.values() {
+                    let mut status = lock(&linked.status);
+                    if *status == PaneStatus::NoProgram {
+                        *status = PaneStatus::Running;
+                    }
+                }
                 Vec::new()
             }
-            Err(why) => {
-                let text = format!("this thread runs on {host}, which cannot be reached:\n{why}");
-                self.hosts.insert(host, HostState::Down);
-                waiting
-                    .into_iter()
-                    .map(|o| Shown::Notice { local: o.local, text: text.clone() })
-                    .collect()
-            }
+            Err(why) => match &mut entry.phase {
+                Phase::Reconnecting(attempt) => {
+                    *attempt += 1;
+                    let wait = backoff(*attempt);
+                    self.connect(host, wait);
+                    Vec::new()
+                }
+                Phase::Connecting => {
+                    let text =
+                        format!("this thread runs on {host}, which cannot be reached:\n{why}");
+                    let shown = entry
+                        .waiting
+                        .drain(..)
+                        .map(|o| Shown::Notice { local: o.local, text: text.clone() })
+                        .collect();
+                    self.hosts.remove(host);
+                    shown
+                }
+                Phase::Up => Vec::new(),
+            },
         }
     }
 
     fn event(&mut self, host: &str, event: LinkEvent) -> Vec<Shown> {
-        let Some(HostState::Up { link, asked, panes }) = self.hosts.get_mut(host) else {
-            return Vec::new();
-        };
+        let Some(entry) = self.hosts.get_mut(host) else { return Vec::new() };
         let mut shown = Vec::new();
         match event {
             LinkEvent::Applied(Applied::Opened { request, pane }) => {
-                if let Some(local) = asked.remove(&request) {
+                if let Some(local) = entry.asked.remove(&request) {
                     let status = Arc::new(Mutex::new(PaneStatus::Running));
-                    panes.insert(pane, Linked { local, status, info: None, mirrored: false });
+                    entry.panes.insert(pane, Linked { local, status, info: None, mirrored: false });
                 }
             }
             LinkEvent::Applied(Applied::NotOpened { request, reason }) => {
-                if let Some(local) = asked.remove(&request) {
+                if let Some(local) = entry.asked.remove(&request) {
                     let text = format!("{host} did not open this thread:\n{reason}");
                     shown.push(Shown::Notice { local, text });
                 }
             }
             LinkEvent::Applied(Applied::View) => {
-                let replicas = link.replicas().lock().unwrap_or_else(PoisonError::into_inner);
+                let replicas = lock(&entry.replicas);
                 let described = replicas.view().map(|v| v.instance.panes.clone());
                 for info in described.unwrap_or_default() {
-                    if let Some(linked) = panes.get_mut(&info.id) {
-                        *linked.status.lock().unwrap_or_else(PoisonError::into_inner) =
-                            status_of(&info);
+                    if let Some(linked) = entry.panes.get_mut(&info.id) {
+                        *lock(&linked.status) = status_of(&info);
                         linked.info = Some(info);
                     }
                 }
             }
             LinkEvent::Applied(Applied::Closed(pane)) => {
-                if let Some(linked) = panes.get(&pane) {
-                    let mut status = linked.status.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(linked) = entry.panes.get(&pane) {
+                    let mut status = lock(&linked.status);
                     if *status == PaneStatus::Running {
                         *status = PaneStatus::Exited(None);
                     }
@@ -185,28 +242,28 @@ impl RemoteThreads {
             }
             LinkEvent::Applied(_) => {}
             LinkEvent::Ended(why) => {
-                let lost: Vec<PaneId> = panes.values().map(|l| l.local).collect();
-                let mut gone = asked.values().copied().collect::<Vec<_>>();
-                gone.extend(lost);
-                self.hosts.insert(host.to_owned(), HostState::Down);
-                return gone
-                    .into_iter()
-                    .map(|local| Shown::Notice {
-                        local,
-                        text: format!(
-                            "the connection to {host} ended ({why}); the thread runs on there"
-                        ),
-                    })
-                    .collect();
+                *lock(&entry.slot) = None;
+                // Requests the host never answered: it may have opened them, or not.
+                for (_, local) in entry.asked.drain() {
+                    let text = format!("the connection to {host} ended before it answered: {why}");
+                    shown.push(Shown::Notice { local, text });
+                }
+                if entry.panes.is_empty() {
+                    self.hosts.remove(host);
+                } else {
+                    entry.phase = Phase::Reconnecting(0);
+                    self.connect(host, backoff(0));
+                }
+                return shown;
             }
         }
         // Each remote pane whose replica is there now and not shown yet is shown.
-        let replicas = link.replicas().lock().unwrap_or_else(PoisonError::into_inner);
-        for (remote, linked) in panes.iter_mut().filter(|(_, l)| !l.mirrored) {
+        let replicas = lock(&entry.replicas);
+        for (remote, linked) in entry.panes.iter_mut().filter(|(_, l)| !l.mirrored) {
             if let Some(term) = replicas.get(*remote) {
                 linked.mirrored = true;
                 let backing = LinkedPane {
-                    link: link.clone(),
+                    slot: entry.slot.clone(),
                     remote: *remote,
                     status: linked.status.clone(),
                     host: host.to_owned(),
@@ -221,22 +278,31 @@ impl RemoteThreads {
         shown
     }
 
-    /// The host a local pane's thread runs on, and how that host describes the pane.
-    pub fn describe(&self, local: PaneId) -> Option<(&str, Option<&PaneInfo>)> {
-        self.hosts.iter().find_map(|(host, state)| match state {
-            HostState::Up { panes, asked, .. } => {
-                if asked.values().any(|l| *l == local) {
-                    return Some((host.as_str(), None));
-                }
-                let linked = panes.values().find(|l| l.local == local)?;
-                Some((host.as_str(), linked.info.as_ref()))
+    /// For `paddock ls`: the host a local pane's thread runs on, how that host describes the
+    /// pane, and whether the link to it is down.
+    pub fn describe(&self, local: PaneId) -> Option<(&str, Option<&PaneInfo>, bool)> {
+        self.hosts.iter().find_map(|(host, entry)| {
+            let down = matches!(entry.phase, Phase::Reconnecting(_));
+            if let Some(linked) = entry.panes.values().find(|l| l.local == local) {
+                return Some((host.as_str(), linked.info.as_ref(), down));
             }
-            HostState::Connecting(waiting) => {
-                waiting.iter().any(|o| o.local == local).then_some((host.as_str(), None))
-            }
-            HostState::Down => None,
+            let waiting = entry.waiting.iter().any(|o| o.local == local);
+            (waiting || entry.asked.values().any(|l| *l == local)).then_some((
+                host.as_str(),
+                None,
+                down,
+            ))
         })
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How long to wait before attempt `attempt` to connect again.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_secs(1 << attempt.min(5)).min(MOST_BACKOFF)
 }
 
 fn ask(link: &HostLink, asked: &mut HashMap<u32, PaneId>, request: u32, opening: Opening) {
@@ -247,38 +313,57 @@ fn ask(link: &HostLink, asked: &mut HashMap<u32, PaneId>, request: u32, opening:
 
 fn status_of(info: &PaneInfo) -> PaneStatus {
     match info.status {
-        PaneState::Running => PaneStatus::Running,
+        PaneState::Running | PaneState::Disconnected => PaneStatus::Running,
         PaneState::Exited => PaneStatus::Exited(info.exit_code),
         PaneState::NoProgram => PaneStatus::NoProgram,
     }
 }
 
-/// A local pane's way to its remote pane.
+/// A local pane's way to its remote pane, through whichever link to its host is up.
 struct LinkedPane {
-    link: Arc<HostLink>,
+    slot: Slot,
     remote: u32,
     status: Arc<Mutex<PaneStatus>>,
     host: String,
 }
 
 impl LinkedPane {
-    fn unreachable(&self, e: impl std::fmt::Display) -> PtyError {
-        PtyError::Remote(format!("cannot reach {}: {e}", self.host))
+    fn link(&self) -> Result<Arc<HostLink>, PtyError> {
+        lock(&self.slot).clone().ok_or_else(|| {
+            PtyError::Remote(format!("the connection to {} is down; connecting again", self.host))
+        })
     }
 }
 
 impl Mirrored for LinkedPane {
     fn send(&self, bytes: Vec<u8>) -> Result<(), PtyError> {
-        self.link.input(self.remote, bytes).map_err(|e| self.unreachable(e))
+        let unreachable = |e| PtyError::Remote(format!("cannot reach {}: {e}", self.host));
+        self.link()?.input(self.remote, bytes).map_err(unreachable)
     }
     fn resize(&self, size: TermSize) -> Result<(), PtyError> {
-        self.link.size_pane(self.remote, size).map_err(|e| self.unreachable(e))
+        let unreachable = |e| PtyError::Remote(format!("cannot reach {}: {e}", self.host));
+        self.link()?.size_pane(self.remote, size).map_err(unreachable)
     }
     fn status(&self) -> PaneStatus {
-        *self.status.lock().unwrap_or_else(PoisonError::into_inner)
+        *lock(&self.status)
     }
     fn close(&self) -> PaneStatus {
-        let _ = self.link.close_pane(self.remote);
+        if let Ok(link) = self.link() {
+            let _ = link.close_pane(self.remote);
+        }
         self.status()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::backoff;
+    use std::time::Duration;
+
+    #[test]
+    fn attempts_wait_twice_as_long_up_to_half_a_minute() {
+        let waits: Vec<u64> = (0..8).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 30, 30, 30]);
+        assert!(backoff(u32::MAX) <= Duration::from_secs(30));
     }
 }

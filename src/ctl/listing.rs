@@ -50,6 +50,7 @@ pub fn format_listing(instances: &[InstanceInfo]) -> String {
                 (PaneState::Exited, Some(code)) => format!("exited {code}"),
                 (PaneState::Exited, None) => "killed".to_owned(),
                 (PaneState::NoProgram, _) => "not started".to_owned(),
+                (PaneState::Disconnected, _) => "disconnected".to_owned(),
             };
             let status = match (pane.config_changed, pane.lock_widening.is_empty()) {
                 (true, false) => format!("{status}, config changed: lock wider"),

@@ -325,9 +325,14 @@ impl Workspace {
                 host: None,
             });
             #[cfg(unix)]
-            if let (Some(shown), Some((host, info))) = (panes.last_mut(), self.remote_info(id)) {
+            if let (Some(shown), Some((host, info, down))) =
+                (panes.last_mut(), self.remote_info(id))
+            {
                 shown.host = Some(host);
                 shown.pid = None;
+                if down && shown.status == PaneState::Running {
+                    shown.status = PaneState::Disconnected;
+                }
                 if let Some(info) = info {
                     shown.lock = info.lock;
                     shown.pulse = info.pulse;

@@ -61,9 +61,10 @@ impl Workspace {
         (self.wake)();
     }
 
-    /// For `paddock ls`: the host `pane`'s thread runs on, with what that host says of it.
-    pub(super) fn remote_info(&self, pane: PaneId) -> Option<(String, Option<PaneInfo>)> {
-        let (host, info) = self.remote.describe(pane)?;
-        Some((host.to_owned(), info.cloned()))
+    /// For `paddock ls`: the host `pane`'s thread runs on, with what that host says of it,
+    /// and whether the link there is down.
+    pub(super) fn remote_info(&self, pane: PaneId) -> Option<(String, Option<PaneInfo>, bool)> {
+        let (host, info, down) = self.remote.describe(pane)?;
+        Some((host.to_owned(), info.cloned(), down))
     }
 }

@@ -412,6 +412,9 @@ pub enum PaneState {
     Exited,
     /// The pane shows a notice and runs no program (a thread refused to start).
     NoProgram,
+    /// Its thread runs on another host, and the connection there dropped: it runs on there,
+    /// and paddock connects again.
+    Disconnected,
 }
 
 mod window;

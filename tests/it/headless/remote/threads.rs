@@ -95,3 +95,66 @@ fn window_replicas(
     });
     replicas
 }
+
+/// Kill the relays (`paddock server --stdio`) whose paddock uses `there`'s folders: the
+/// connection drops under the link, as when a network goes away.
+fn kill_relays(there: &Runtime) -> usize {
+    let marker = format!("XDG_RUNTIME_DIR={}", there.run.display());
+    let mut killed = 0;
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+        if has(&cmdline, b"--stdio") && has(&environ, marker.as_bytes()) {
+            // SAFETY: kill(2) on a process of this test's.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed += 1;
+        }
+    }
+    killed
+}
+
+/// The highest `tick-N` on the screen.
+fn last_tick(screen: &str) -> u64 {
+    screen.split("tick-").skip(1).filter_map(|t| t.trim_end().parse().ok()).max().unwrap_or(0)
+}
+
+/// A dropped connection leaves the remote agent running: the pane reads as disconnected,
+/// paddock connects again, and what the agent printed in between is on the screen.
+#[test]
+fn a_dropped_link_reconnects_and_loses_nothing() {
+    let test = "headless::remote::threads::a_dropped_link_reconnects_and_loses_nothing";
+    let (here, there) = (Runtime::new(), Runtime::new());
+    let Some(sshd) = Sshd::start(test, &here.dir.join("sshd")) else { return };
+    let paddock = remote_paddock(&there);
+    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
+    let ticks = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.3; done";
+    let config = format!(
+        r#"(
+            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
+                             ssh_options: [{options}])}},
+            threads: [(name: "far", host: "box", command: ["sh", "-c", {ticks:?}])],
+        )"#,
+        destination = sshd.destination(),
+        paddock = paddock.display().to_string(),
+        options = options.join(", "),
+    );
+    write_config(&here, &config);
+    let instance = here.start(&["--size", "80x60"]);
+    instance.wait_for_text("1", "tick-3");
+    let _stop = StopServer(&there, started_server(&there));
+    let at_drop = last_tick(&instance.capture("1"));
+    assert_eq!(kill_relays(&there), 1, "one relay to kill");
+    wait_for("the pane to read as disconnected", || instance.pane(1)["status"] == "disconnected");
+    wait_for("the link to be back", || instance.pane(1)["status"] == "running");
+    // Ticks went on meanwhile; every one of them is on the screen.
+    let mut screen = String::new();
+    wait_for("ticks printed after the drop", || {
+        screen = instance.capture("1");
+        last_tick(&screen) > at_drop + 3
+    });
+    for n in at_drop..=last_tick(&screen) {
+        assert!(screen.contains(&format!("tick-{n}\n")), "tick-{n} is missing:\n{screen}");
+    }
+}
