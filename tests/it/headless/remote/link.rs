@@ -10,7 +10,7 @@ use paddock::ctl::replicas::Applied;
 use paddock::term::TermSize;
 
 use super::sshd::Sshd;
-use super::{remote_paddock, started_server, StopServer};
+use super::{locked_probe, remote_paddock, started_server, StopServer};
 use crate::headless::Runtime;
 
 fn host(sshd: &Sshd, paddock: &Path) -> Host {
@@ -69,21 +69,9 @@ fn a_locked_thread_runs_on_the_remote_through_the_link() {
     let script = std::fs::read_to_string(&paddock).expect("script");
     let chatty = script.replacen("#!/bin/sh\n", "#!/bin/sh\necho 'Welcome to the box!'\n", 1);
     std::fs::write(&paddock, chatty).expect("rewrite");
-    let (work, outside) = (runtime.dir.join("work"), runtime.dir.join("outside"));
-    std::fs::create_dir_all(&work).expect("work");
-    std::fs::create_dir_all(&outside).expect("outside");
+    let (thread, outside) = locked_probe(&runtime);
     let link = HostLink::connect(&host(&sshd, &paddock)).expect("the link");
     let _stop = StopServer(&runtime, started_server(&runtime));
-    let script = format!(
-        "echo x > {outside}/f 2>/dev/null || echo refused-outside; \
-         echo x > {work}/f && echo wrote-inside; exec cat",
-        outside = outside.display(),
-        work = work.display()
-    );
-    let thread = format!(
-        "(name: \"far\", command: [\"sh\", \"-c\", {script:?}], lock: (write: [{work:?}]))",
-        work = work.display().to_string()
-    );
     link.open_thread(1, &thread, TermSize::new(90, 20)).expect("ask");
     let pane = next(&link, "the answer", |e| match e {
         LinkEvent::Applied(Applied::Opened { request: 1, pane }) => Some(pane),

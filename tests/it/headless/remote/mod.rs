@@ -187,17 +187,8 @@ fn stdio_relays_to_a_server_that_outlives_the_connection() {
     let _stop = StopServer(&runtime, socket.clone());
     assert!(panes.is_empty(), "a server started for a link opens nothing unasked: {panes:?}");
     // A pane opened on that server reaches the link.
-    let opened = runtime
-        .paddock(&["ctl", "--socket"])
-        .arg(&socket)
-        .args(["new", "--", "sh", "-c", "read x; echo remote-$((x*6)); exec sleep 600"])
-        .output()
-        .expect("ctl new");
-    assert!(opened.status.success(), "{}", text(&opened.stderr));
-    let pane = link.next("the new pane's snapshot", |f| match f {
-        ToWindow::Pane { pane, .. } => Some(pane),
-        _ => None,
-    });
+    let pane =
+        open_pane(&runtime, &socket, &mut link, "read x; echo remote-$((x*6)); exec sleep 600");
     link.send(&ToServer::Input { pane, bytes: b"7\r".to_vec() });
     link.next("its output", |f| match f {
         ToWindow::Chunk { pane: p, bytes, .. } if p == pane => {
@@ -254,17 +245,7 @@ fn ssh_carries_the_protocol_and_the_remote_server_outlives_it() {
     assert!(panes.is_empty(), "{panes:?}");
     let socket = started_server(&runtime);
     let _stop = StopServer(&runtime, socket.clone());
-    let opened = runtime
-        .paddock(&["ctl", "--socket"])
-        .arg(&socket)
-        .args(["new", "--", "sh", "-c", "cat"])
-        .output()
-        .expect("ctl new");
-    assert!(opened.status.success(), "{}", text(&opened.stderr));
-    let pane = link.next("the new pane's snapshot", |f| match f {
-        ToWindow::Pane { pane, .. } => Some(pane),
-        _ => None,
-    });
+    let pane = open_pane(&runtime, &socket, &mut link, "cat");
     // Typed over ssh, echoed back over ssh.
     link.send(&ToServer::Input { pane, bytes: b"over-ssh\r".to_vec() });
     link.next("the echo", |f| match f {
@@ -281,6 +262,42 @@ fn ssh_carries_the_protocol_and_the_remote_server_outlives_it() {
     assert_eq!(pid_again, server_pid);
     assert_eq!(panes, vec![u64::from(pane)]);
     assert!(Path::new(&socket).exists());
+}
+
+/// Open a pane running `script` on the server at `socket` (as `paddock ctl new` does), and
+/// wait for its snapshot over the link: its id.
+fn open_pane(runtime: &Runtime, socket: &Path, link: &mut StdioLink, script: &str) -> u32 {
+    let opened = runtime
+        .paddock(&["ctl", "--socket"])
+        .arg(socket)
+        .args(["new", "--", "sh", "-c", script])
+        .output()
+        .expect("ctl new");
+    assert!(opened.status.success(), "{}", text(&opened.stderr));
+    link.next("the new pane's snapshot", |f| match f {
+        ToWindow::Pane { pane, .. } => Some(pane),
+        _ => None,
+    })
+}
+
+/// A locked thread, as the configuration writes it, that reports whether it could write
+/// outside its one writable folder (`refused-outside`) and inside it (`wrote-inside`), then
+/// echoes what is typed; and the folder outside.
+pub(super) fn locked_probe(runtime: &Runtime) -> (String, PathBuf) {
+    let (work, outside) = (runtime.dir.join("work"), runtime.dir.join("outside"));
+    std::fs::create_dir_all(&work).expect("work");
+    std::fs::create_dir_all(&outside).expect("outside");
+    let script = format!(
+        "echo x > {outside}/f 2>/dev/null || echo refused-outside; \
+         echo x > {work}/f && echo wrote-inside; exec cat",
+        outside = outside.display(),
+        work = work.display()
+    );
+    let thread = format!(
+        "(name: \"far\", command: [\"sh\", \"-c\", {script:?}], lock: (write: [{work:?}]))",
+        work = work.display().to_string()
+    );
+    (thread, outside)
 }
 
 /// The view's entry for `pane`, from the next view that has it and satisfies `wanted`.
@@ -309,22 +326,10 @@ fn pane_in_view(
 #[test]
 fn a_link_opens_a_locked_thread_checked_and_sized_here() {
     let runtime = Runtime::new();
-    let (work, outside) = (runtime.dir.join("work"), runtime.dir.join("outside"));
-    std::fs::create_dir_all(&work).expect("work");
-    std::fs::create_dir_all(&outside).expect("outside");
+    let (thread, outside) = locked_probe(&runtime);
     let mut link = StdioLink::spawn(runtime.paddock(&["server", "--stdio"]));
     greet(&mut link);
     let _stop = StopServer(&runtime, started_server(&runtime));
-    let script = format!(
-        "echo x > {outside}/f 2>/dev/null || echo refused-outside; \
-         echo x > {work}/f && echo wrote-inside; exec cat",
-        outside = outside.display(),
-        work = work.display()
-    );
-    let thread = format!(
-        "(name: \"far\", command: [\"sh\", \"-c\", {script:?}], lock: (write: [{work:?}]))",
-        work = work.display().to_string()
-    );
     let open = |request, thread: String| {
         ToServer::Act(paddock::ctl::protocol::WindowAction::OpenThread {
             request,
