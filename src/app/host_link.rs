@@ -28,6 +28,9 @@ const CONNECT_WAIT: Duration = Duration::from_secs(30);
 const MOST_BEFORE_PREAMBLE: usize = 64 << 10;
 /// The most of ssh's standard error kept to show.
 const MOST_SAID: usize = 16 << 10;
+/// Frames waiting for ssh to take them; past this the link is stalled, and what is sent is
+/// refused rather than waited for (the server's main loop sends, and never blocks on a link).
+const MOST_QUEUED: usize = 1024;
 
 /// A host threads run on, as the configuration names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,7 +131,8 @@ pub enum LinkEvent {
 pub struct HostLink {
     host: String,
     child: Child,
-    to: Mutex<ChildStdin>,
+    /// Frames for the writer thread, which owns ssh's standard input.
+    to: Sender<Vec<u8>>,
     replicas: Arc<Mutex<Replicas>>,
     events: Receiver<LinkEvent>,
     said: Arc<Mutex<String>>,
@@ -213,7 +217,11 @@ impl HostLink {
         let _ = std::thread::Builder::new()
             .name("link-reader".into())
             .spawn(move || read_frames(from, &into, &tell));
-        Ok(HostLink { host: name, child, to: Mutex::new(to), replicas, events, said })
+        let (queue, queued) = crossbeam_channel::bounded(MOST_QUEUED);
+        let _ = std::thread::Builder::new()
+            .name("link-writer".into())
+            .spawn(move || write_frames(to, &queued));
+        Ok(HostLink { host: name, child, to: queue, replicas, events, said })
     }
 
     pub fn host(&self) -> &str {
@@ -235,11 +243,15 @@ impl HostLink {
         self.said.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// Queue `frame` for the host; never waits for ssh.
     fn send(&self, frame: &ToServer) -> Result<(), WireError> {
-        let mut to = self.to.lock().unwrap_or_else(PoisonError::into_inner);
-        to.write_all(&frame.encode())?;
-        to.flush()?;
-        Ok(())
+        self.to.try_send(frame.encode()).map_err(|e| {
+            let why = match e {
+                crossbeam_channel::TrySendError::Full(_) => "the connection is stalled",
+                crossbeam_channel::TrySendError::Disconnected(_) => "the connection is gone",
+            };
+            WireError::Io(std::io::Error::other(why))
+        })
     }
 
     /// Ask the remote server to open `thread` (as the configuration writes it), its pane
@@ -323,6 +335,15 @@ fn greet(from: &mut impl Read) -> Result<Greeting, Greet> {
         ToWindow::Hello { version, .. } => Ok(Greeting::Version(version)),
         ToWindow::Refused { reason } => Ok(Greeting::Refused(reason)),
         _ => Err(Greet::Wire(WireError::Malformed("the server's first frame is not a hello"))),
+    }
+}
+
+/// Write queued frames to ssh until the link goes or ssh stops taking them.
+fn write_frames(mut to: ChildStdin, queued: &Receiver<Vec<u8>>) {
+    for frame in queued {
+        if to.write_all(&frame).and_then(|()| to.flush()).is_err() {
+            return;
+        }
     }
 }
 
