@@ -78,7 +78,24 @@ pub fn guarded_paths(config_file: Option<&Path>, exe: &Path) -> Vec<PathBuf> {
     guarded.extend(crate::config::default_path().filter(|file| file.symlink_metadata().is_ok()));
     guarded.extend(config_file.map(|file| std::path::absolute(file).unwrap_or(file.to_owned())));
     guarded.push(exe.to_owned());
+    guarded.extend(ssh_folder());
     guarded
+}
+
+/// The user's `~/.ssh`, guarded by every lock: paddock's server runs the user's `ssh` for
+/// threads on other hosts, and `~/.ssh/config` decides what that runs (`ProxyCommand`,
+/// `LocalCommand`, `Match exec`), while `authorized_keys` decides who logs in. Made (0700, as
+/// ssh makes it) when missing, so that a lock with the home writable covers it rather than
+/// letting it be made with the locked program's contents; where it cannot be made, a lock
+/// that could make it is refused.
+pub fn ssh_folder() -> Option<PathBuf> {
+    let ssh = dirs::home_dir()?.join(".ssh");
+    #[cfg(unix)]
+    if ssh.symlink_metadata().is_err() {
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(&ssh);
+    }
+    Some(ssh)
 }
 
 /// The control sockets a lock must not show (`Policy::control_sockets`): `socket` and the

@@ -5,6 +5,7 @@
 //! points), EPERM for the seccomp filter and dropped capabilities.
 
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::MetadataExt;
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::UnixListener;
 use std::process::{Command, Stdio};
@@ -93,6 +94,12 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
     std::fs::write(config.join("config.ron"), "()").expect("config");
     let protect = fx.path("lock/notes.md");
     std::fs::write(&protect, "keep").expect("notes");
+    // The home's ~/.ssh kept in the lock folder, as dotfile managers link it: paddock's server
+    // runs ssh, and ~/.ssh/config says what that runs (ProxyCommand).
+    let ssh = fx.lock.join("dotfiles/ssh");
+    std::fs::create_dir_all(&ssh).expect("ssh folder");
+    std::fs::write(ssh.join("config"), "Host *\n").expect("ssh config");
+    std::os::unix::fs::symlink(&ssh, fx.home.join(".ssh")).expect("~/.ssh linked");
     let before = snapshot(&fx.lock.join(".git"));
     let config_before = state(&config.join("config.ron"));
     let extra = ["--protect", protect.as_str(), "--write", worktree_lock.as_str()];
@@ -112,6 +119,10 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
         (vec!["write".into(), protect.clone()], "err EROFS"),
         (vec!["write".into(), format!("{worktree_lock}/.git")], "err EROFS"),
         (vec!["delete".into(), format!("{worktree_lock}/.git")], "err EBUSY"),
+        (vec!["append".into(), fx.path("lock/dotfiles/ssh/config")], "err EROFS"),
+        (vec!["write".into(), fx.path("lock/dotfiles/ssh/authorized_keys")], "err EROFS"),
+        (vec!["rename".into(), fx.path("lock/dotfiles/ssh"), fx.path("lock/s2")], "err EXDEV"),
+        (vec!["rename".into(), fx.path("lock/dotfiles"), fx.path("lock/d2")], "err EBUSY"),
         // Positive control: the rest of the repository folder is writable.
         (vec!["write".into(), fx.path("lock/.git/HEAD")], "ok"),
     ];
@@ -123,6 +134,20 @@ fn protected_paths_inside_the_lock_stay_as_they_are() {
     assert_eq!(std::fs::read_to_string(&protect).expect("notes"), "keep");
     let git_file = std::fs::read_to_string(worktree.join(".git")).expect(".git file");
     assert_eq!(git_file, "gitdir: /elsewhere\n");
+    assert_eq!(std::fs::read_to_string(ssh.join("config")).expect("ssh config"), "Host *\n");
+    assert!(!ssh.join("authorized_keys").exists());
+}
+
+/// A home without ~/.ssh gets one before the lock starts (0700, as ssh makes it), so a lock
+/// that covers the home covers it, rather than letting the locked program make it.
+#[test]
+fn a_missing_ssh_folder_is_made_before_the_lock() {
+    let fx = Fixture::new("ssh-made");
+    assert!(!fx.home.join(".ssh").exists());
+    assert_eq!(fx.probe(&["write", &fx.path("lock/ran")]), "ok");
+    let made = std::fs::metadata(fx.home.join(".ssh")).expect("~/.ssh made");
+    assert!(made.is_dir());
+    assert_eq!(made.mode() & 0o777, 0o700);
 }
 
 /// A protection that could not hold is no protection: a protected path that does not exist
