@@ -206,7 +206,15 @@ pub enum VaultVerb {
     Check,
     /// Approve PROGRAM (a path, or a name looked up on PATH) for the secret NAME pinned to it:
     /// its path and SHA-256 are recorded; a changed file needs approving again.
-    Approve { name: String, program: String },
+    Approve {
+        name: String,
+        program: String,
+        /// PROGRAM is on this host (a name from the configuration's `hosts`, or an ssh
+        /// destination), for that host's threads: its paddock finds and hashes it there, over
+        /// ssh; the approval is kept here, with the vault.
+        #[arg(long, value_name = "HOST")]
+        host: Option<String>,
+    },
     /// The audit log: every release, withholding and masking count, and every use of a
     /// brokered secret, oldest first.
     Log {

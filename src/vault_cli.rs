@@ -29,7 +29,10 @@ pub fn run(args: VaultArgs) -> Result<()> {
             }
         }
         VaultVerb::Check => check(),
-        VaultVerb::Approve { name, program } => approve(&name, &program),
+        VaultVerb::Approve { name, program, host: None } => approve(&name, &program),
+        VaultVerb::Approve { name, program, host: Some(host) } => {
+            approve_on_host(&name, &program, &host, &threads(args.config)?)
+        }
         VaultVerb::Log { json, uses } => log(json, uses.as_deref()),
         VaultVerb::Revoke { name } => standing(&name, Change::Revoke),
         VaultVerb::Suspend { name, time } => {
@@ -240,7 +243,10 @@ fn ls(vault: &Vault, config: &Config, json: bool) -> Result<()> {
             .approvals
             .iter()
             .filter(|a| a.secret == listed.name)
-            .map(|a| a.program.display().to_string())
+            .map(|a| match &a.host {
+                Some(host) => format!("{host}:{}", a.program.display()),
+                None => a.program.display().to_string(),
+            })
             .collect();
         match vault.get(&listed.name) {
             Ok(value) => listed.stored = Some(value.is_some()),
@@ -331,7 +337,7 @@ fn approve(name: &str, program: &str) -> Result<()> {
     };
     let fingerprint =
         pin::fingerprint(&found).with_context(|| format!("cannot read {}", found.display()))?;
-    confirm_in_person(name, &fingerprint)?;
+    confirm_in_person(name, &fingerprint, None)?;
     let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
     Approvals::load(&state).approve(name, &fingerprint, utc_now()).save(&state)?;
     println!(
@@ -342,11 +348,44 @@ fn approve(name: &str, program: &str) -> Result<()> {
     Ok(())
 }
 
+/// Approve `program` on `host` for `name`: the host's paddock finds and hashes it there (the
+/// file that host's threads would run), and the approval is kept here, with the vault.
+#[cfg(unix)]
+fn approve_on_host(name: &str, program: &str, host: &str, config: &Config) -> Result<()> {
+    if !valid_name(name) {
+        return Err(VaultError::BadName(name.to_owned()).into());
+    }
+    let settings = config.hosts.get(host);
+    let reach = paddock::app::host_link::Host {
+        destination: settings.map_or(host, |s| s.destination.as_str()).to_owned(),
+        paddock_path: settings.map_or("paddock", |s| s.paddock_path.as_str()).to_owned(),
+        ssh_options: settings.map(|s| s.ssh_options.clone()).unwrap_or_default(),
+    };
+    let (path, sha256) = paddock::app::host_link::fingerprint_on(&reach, program)
+        .map_err(|why| anyhow::anyhow!("cannot fingerprint {program} on {host}: {why}"))?;
+    let fingerprint = pin::Fingerprint { path: path.into(), sha256 };
+    confirm_in_person(name, &fingerprint, Some(host))?;
+    let state = paddock::vault::state_folder().ok_or(VaultError::NoStateFolder)?;
+    let approvals = Approvals::load(&state);
+    approvals.approve_on(Some(host), name, &fingerprint, utc_now()).save(&state)?;
+    println!(
+        "approved {} on {host} (sha256 {}) for \"{name}\"; a changed file needs approving again",
+        fingerprint.path.display(),
+        fingerprint.sha256
+    );
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn approve_on_host(_name: &str, _program: &str, _host: &str, _config: &Config) -> Result<()> {
+    bail!("threads on other hosts are not supported on this platform yet")
+}
+
 /// An approval is a person's decision: refused inside a lock (a locked agent must not approve
 /// its own program), and asked at a terminal, where the user types the secret's name. Another
 /// unlocked process of the same user could write the approvals file itself: this guards
 /// against a mistake or a locked agent, not against such a process (the README says so).
-fn confirm_in_person(name: &str, fingerprint: &pin::Fingerprint) -> Result<()> {
+fn confirm_in_person(name: &str, fingerprint: &pin::Fingerprint, host: Option<&str>) -> Result<()> {
     if inside_a_lock() {
         bail!(
             "this process runs under no_new_privs, as everything inside a paddock lock does: \
@@ -359,8 +398,9 @@ fn confirm_in_person(name: &str, fingerprint: &pin::Fingerprint) -> Result<()> {
              one and type the secret's name when asked"
         );
     }
+    let on = host.map(|host| format!(" on {host}")).unwrap_or_default();
     eprintln!(
-        "approve {} (sha256 {}) to receive \"{name}\"?",
+        "approve {}{on} (sha256 {}) to receive \"{name}\"?",
         fingerprint.path.display(),
         fingerprint.sha256
     );

@@ -29,6 +29,7 @@ use crate::ctl::wire::{read_frame, write_frames, ToServer, ToWindow, WireError, 
 use crate::mux::PaneId;
 use crate::pty::PaneSession;
 use crate::term::{Follower, TermSize, Terminal};
+use crate::vault::handed::Handed;
 
 /// Windows attached at once; one more is told so and closed.
 const MOST_WINDOWS: usize = 64;
@@ -46,6 +47,8 @@ const MOST_ROWS_ASKED: usize = 10_000;
 /// they are served (a window that asks faster than rows are read out stalls itself, not the
 /// server).
 const MOST_ROWS_PENDING: usize = 16;
+/// Threads a link may have sent secrets for and not yet asked to open.
+const MOST_HANDED_PENDING: usize = 16;
 /// Bytes queued for one window past which a pane's chunks are skipped for it (see the top).
 const BEHIND_BYTES: usize = 1 << 20;
 /// Frames queued for one window past which a pane's chunks are skipped for it.
@@ -67,8 +70,9 @@ pub enum FromWindow {
     Area { from: WindowHandle, size: TermSize },
     /// Scrollback rows its replica of `pane` does not hold.
     Scrollback { from: WindowHandle, pane: PaneId, before: u64, count: usize },
-    /// What one of its key bindings asks.
-    Act { from: WindowHandle, action: WindowAction },
+    /// What one of its key bindings asks; for a link's `OpenThread`, with the secrets it
+    /// handed for that thread.
+    Act { from: WindowHandle, action: WindowAction, handed: Option<Handed> },
     /// Its queue drained while panes were behind for it: they are owed snapshots.
     CaughtUp { from: WindowHandle },
 }
@@ -532,6 +536,8 @@ fn read_from(stream: UnixStream, window: &Arc<Window>, input: &Sender<FromWindow
     let from = || WindowHandle(window.clone());
     let mut buf = Vec::new();
     let mut reading = &stream;
+    // Secrets a link sent for a thread it is about to open, by its request.
+    let mut handed: HashMap<u32, Handed> = HashMap::new();
     let reason = loop {
         let frame = match read_frame(&mut reading, MAX_INPUT + 16, &mut buf) {
             Ok(frame) => frame,
@@ -564,7 +570,22 @@ fn read_from(stream: UnixStream, window: &Arc<Window>, input: &Sender<FromWindow
                     count: (count as usize).min(MOST_ROWS_ASKED),
                 }
             }
-            Ok(ToServer::Act(action)) => FromWindow::Act { from: from(), action },
+            Ok(ToServer::Secrets { request, handed: secrets }) => {
+                // The frame's copy of the values goes now; they live on in locked memory.
+                buf.fill(0);
+                if handed.len() >= MOST_HANDED_PENDING {
+                    break Some("secrets sent for more threads than were opened".into());
+                }
+                handed.insert(request, secrets);
+                continue;
+            }
+            Ok(ToServer::Act(action)) => {
+                let secrets = match &action {
+                    WindowAction::OpenThread { request, .. } => handed.remove(request),
+                    _ => None,
+                };
+                FromWindow::Act { from: from(), action, handed: secrets }
+            }
             Ok(ToServer::Detach) => break None,
             Ok(ToServer::Hello { .. }) => break Some("a second hello".into()),
             Err(e) => break Some(e.to_string()),

@@ -175,6 +175,7 @@ impl Watcher for PaneWatcher {
                 status: record.status,
                 error: record.error,
             }),
+            host: None,
         };
         if let Err(e) = self.audit.append(&line) {
             eprintln!("paddock: cannot write the vault's audit log: {e}");
@@ -210,6 +211,7 @@ impl Watcher for PaneWatcher {
                 status: None,
                 error: None,
             }),
+            host: None,
         };
         if let Err(e) = self.audit.append(&line) {
             eprintln!("paddock: cannot write the vault's audit log: {e}");

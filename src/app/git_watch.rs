@@ -66,6 +66,7 @@ impl GitWatch {
                     reason: Some(finding.clone()),
                     masked: None,
                     request: None,
+                    host: None,
                 };
                 if let Some(Err(e)) = log.as_ref().map(|log| log.append(&record)) {
                     eprintln!("paddock: cannot write the audit log: {e}");

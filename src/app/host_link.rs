@@ -21,6 +21,7 @@ use crate::ctl::replicas::{Applied, Replicas};
 use crate::ctl::stdio_relay::PREAMBLE;
 use crate::ctl::wire::{read_frame, ToServer, ToWindow, WireError, MAX_FRAME, VERSION};
 use crate::term::TermSize;
+use crate::vault::handed::Handed;
 
 /// How long connecting and the hellos may take.
 const CONNECT_WAIT: Duration = Duration::from_secs(30);
@@ -41,6 +42,23 @@ pub struct Host {
     pub paddock_path: String,
     /// Options put before the destination (`-p`, `-i`, `-o …`).
     pub ssh_options: Vec<String>,
+}
+
+/// The path and SHA-256 of `program` on `host`, as its paddock finds it there (for `vault
+/// approve --host`): asked over a link of its own, answered within 30 s.
+pub fn fingerprint_on(host: &Host, program: &str) -> Result<(String, String), String> {
+    let link = HostLink::connect(host).map_err(|e| e.to_string())?;
+    link.fingerprint(1, program).map_err(|e| e.to_string())?;
+    let deadline = std::time::Instant::now() + CONNECT_WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match link.events().recv_timeout(left) {
+            Ok(LinkEvent::Applied(Applied::Program { request: 1, found })) => return found,
+            Ok(LinkEvent::Ended(why)) => return Err(format!("the connection ended: {why}")),
+            Ok(_) => {}
+            Err(_) => return Err(format!("{} did not answer within 30 s", host.destination)),
+        }
+    }
 }
 
 impl Host {
@@ -262,6 +280,33 @@ impl HostLink {
         self.send(&ToServer::Act(WindowAction::OpenThread { request, thread, cols, rows }))
     }
 
+    /// Open `thread` with the secrets the vault `handed` for it: sent just before its
+    /// `OpenThread`, for that one spawn.
+    pub fn open_thread_with(
+        &self,
+        request: u32,
+        thread: &str,
+        size: TermSize,
+        handed: Option<Handed>,
+    ) -> Result<(), WireError> {
+        if let Some(handed) = handed {
+            let frame = ToServer::Secrets { request, handed };
+            if let Err(e) = self.to.try_send(frame.encode()) {
+                let mut unsent = e.into_inner();
+                unsent.fill(0);
+                return Err(WireError::Io(std::io::Error::other("the connection is stalled")));
+            }
+        }
+        self.open_thread(request, thread, size)
+    }
+
+    /// Ask the host's paddock for the path and SHA-256 of `program` there (a path, or a
+    /// name on its PATH); the answer arrives as `Applied::Program` with `request`.
+    pub fn fingerprint(&self, request: u32, program: &str) -> Result<(), WireError> {
+        let program = program.to_owned();
+        self.send(&ToServer::Act(WindowAction::Fingerprint { request, program }))
+    }
+
     /// Bytes for a remote pane's program.
     pub fn input(&self, pane: u32, bytes: Vec<u8>) -> Result<(), WireError> {
         self.send(&ToServer::Input { pane, bytes })
@@ -340,8 +385,11 @@ fn greet(from: &mut impl Read) -> Result<Greeting, Greet> {
 
 /// Write queued frames to ssh until the link goes or ssh stops taking them.
 fn write_frames(mut to: ChildStdin, queued: &Receiver<Vec<u8>>) {
-    for frame in queued {
-        if to.write_all(&frame).and_then(|()| to.flush()).is_err() {
+    for mut frame in queued {
+        let written = to.write_all(&frame).and_then(|()| to.flush());
+        // A frame may hold a secret's value (`ToServer::Secrets`): none outlives its writing.
+        frame.fill(0);
+        if written.is_err() {
             return;
         }
     }

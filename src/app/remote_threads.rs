@@ -9,6 +9,7 @@
 //! the same replicas, so the host's fresh snapshots bring what they printed meanwhile.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ use crate::ctl::replicas::{Applied, Replicas};
 use crate::mux::PaneId;
 use crate::pty::{Mirrored, PaneStatus, PtyError};
 use crate::term::{TermSize, Terminal};
+use crate::vault::audit::{utc_now, AuditLog, Event, Record};
+use crate::vault::handed::Handed;
 
 /// The longest wait between attempts to connect again.
 const MOST_BACKOFF: Duration = Duration::from_secs(30);
@@ -43,6 +46,23 @@ struct Opening {
     local: PaneId,
     definition: String,
     size: TermSize,
+    secrets: Option<HandedFor>,
+}
+
+/// A remote thread's secrets, released by the vault here for its host: the values, sent with
+/// the thread, and the records to write once the host answers.
+pub struct HandedFor {
+    pub handed: Handed,
+    pub records: Vec<Record>,
+    /// The vault's state folder, where its audit log is.
+    pub state: PathBuf,
+}
+
+/// A thread asked of the host and not answered yet.
+struct Asked {
+    local: PaneId,
+    /// The `released` records of its secrets, written when the host answers.
+    records: Option<(Vec<Record>, PathBuf)>,
 }
 
 /// A remote pane this server mirrors.
@@ -74,7 +94,7 @@ struct HostEntry {
     /// Threads to open once the link is up.
     waiting: Vec<Opening>,
     /// Requests sent and not answered yet, by request.
-    asked: HashMap<u32, PaneId>,
+    asked: HashMap<u32, Asked>,
     /// By remote pane id.
     panes: HashMap<u32, Linked>,
 }
@@ -99,8 +119,15 @@ impl RemoteThreads {
     }
 
     /// Open `definition` on `host` for the local pane `local`, sized `size`.
-    pub fn open(&mut self, host: &HostSettings, local: PaneId, definition: String, size: TermSize) {
-        let opening = Opening { local, definition, size };
+    pub fn open(
+        &mut self,
+        host: &HostSettings,
+        local: PaneId,
+        definition: String,
+        size: TermSize,
+        secrets: Option<HandedFor>,
+    ) {
+        let opening = Opening { local, definition, size, secrets };
         let entry = self.hosts.entry(host.name.clone()).or_insert_with(|| HostEntry {
             settings: host.clone(),
             phase: Phase::Connecting,
@@ -210,14 +237,16 @@ impl RemoteThreads {
         let Some(entry) = self.hosts.get_mut(host) else { return Vec::new() };
         let mut shown = Vec::new();
         match event {
-            LinkEvent::Applied(Applied::Opened { request, pane }) => {
-                if let Some(local) = entry.asked.remove(&request) {
+            LinkEvent::Applied(Applied::Opened { request, pane, withheld }) => {
+                if let Some(Asked { local, records }) = entry.asked.remove(&request) {
+                    record_answer(records, host, Ok(&withheld));
                     let status = Arc::new(Mutex::new(PaneStatus::Running));
                     entry.panes.insert(pane, Linked { local, status, info: None, mirrored: false });
                 }
             }
             LinkEvent::Applied(Applied::NotOpened { request, reason }) => {
-                if let Some(local) = entry.asked.remove(&request) {
+                if let Some(Asked { local, records }) = entry.asked.remove(&request) {
+                    record_answer(records, host, Err(&reason));
                     let text = format!("{host} did not open this thread:\n{reason}");
                     shown.push(Shown::Notice { local, text });
                 }
@@ -244,8 +273,9 @@ impl RemoteThreads {
             LinkEvent::Ended(why) => {
                 *lock(&entry.slot) = None;
                 // Requests the host never answered: it may have opened them, or not.
-                for (_, local) in entry.asked.drain() {
+                for (_, Asked { local, records }) in entry.asked.drain() {
                     let text = format!("the connection to {host} ended before it answered: {why}");
+                    record_answer(records, host, Err(&text));
                     shown.push(Shown::Notice { local, text });
                 }
                 if entry.panes.is_empty() {
@@ -287,7 +317,7 @@ impl RemoteThreads {
                 return Some((host.as_str(), linked.info.as_ref(), down));
             }
             let waiting = entry.waiting.iter().any(|o| o.local == local);
-            (waiting || entry.asked.values().any(|l| *l == local)).then_some((
+            (waiting || entry.asked.values().any(|a| a.local == local)).then_some((
                 host.as_str(),
                 None,
                 down,
@@ -305,10 +335,45 @@ fn backoff(attempt: u32) -> Duration {
     Duration::from_secs(1 << attempt.min(5)).min(MOST_BACKOFF)
 }
 
-fn ask(link: &HostLink, asked: &mut HashMap<u32, PaneId>, request: u32, opening: Opening) {
-    asked.insert(request, opening.local);
-    // A link that cannot be written to ends, and says so through its events.
-    let _ = link.open_thread(request, &opening.definition, opening.size);
+fn ask(link: &HostLink, asked: &mut HashMap<u32, Asked>, request: u32, opening: Opening) {
+    let (handed, records) = match opening.secrets {
+        Some(HandedFor { handed, records, state }) => (Some(handed), Some((records, state))),
+        None => (None, None),
+    };
+    asked.insert(request, Asked { local: opening.local, records });
+    // A link that cannot be written to ends, and says so through its events (and the records
+    // then say the program did not start).
+    let _ = link.open_thread_with(request, &opening.definition, opening.size, handed);
+}
+
+/// Write what became of a remote thread's secrets once its host answered: `released` for
+/// each its program got, `withheld` with the host's reason for the others, or `failed` for
+/// all when the thread did not open.
+fn record_answer(
+    records: Option<(Vec<Record>, PathBuf)>,
+    host: &str,
+    answer: Result<&[(String, String)], &str>,
+) {
+    let Some((records, state)) = records else { return };
+    let log = AuditLog::new(&state);
+    for mut record in records {
+        record.time = utc_now();
+        match answer {
+            Ok(withheld) => {
+                if let Some((_, why)) = withheld.iter().find(|(name, _)| *name == record.secret) {
+                    record.event = Event::Withheld;
+                    record.reason = Some(format!("withheld on {host}: {why}"));
+                }
+            }
+            Err(why) => {
+                record.event = Event::Failed;
+                record.reason = Some(why.to_owned());
+            }
+        }
+        if let Err(e) = log.append(&record) {
+            eprintln!("paddock: cannot write the vault's audit log: {e}");
+        }
+    }
 }
 
 fn status_of(info: &PaneInfo) -> PaneStatus {

@@ -5,12 +5,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use crate::app::remote_threads::HandedFor;
 use crate::config::ThreadSpec;
 use crate::mux::PaneId;
 use crate::pty::MaskCounts;
 use crate::vault::audit::{utc_now, AuditLog, Event, Record};
+use crate::vault::handed::{release_handed, Handed};
 pub use crate::vault::release::Changed;
-use crate::vault::release::{release, Brokered, Request};
+use crate::vault::release::{release, Brokered, Released, Request};
 use crate::vault::{SecretBytes, Vault};
 
 /// What a pane's program gets from the vault.
@@ -32,6 +34,8 @@ pub struct Granted {
     /// Pinned secrets withheld because their program changed: for the window to offer
     /// approving it again.
     pub changed: Vec<Changed>,
+    /// The secrets withheld, and why (what `notice` says).
+    pub withheld: Vec<(String, String)>,
 }
 
 /// Record how a pane that was given secrets started: `released` for each when it did, `failed`
@@ -52,6 +56,33 @@ pub fn record_start(vault: Option<&Vault>, records: Vec<Record>, why_not: Option
     }
 }
 
+/// The vault, opened the first time a thread needs it.
+pub fn opened(vault: &mut Option<Vault>) -> Result<&Vault, String> {
+    if vault.is_none() {
+        *vault = Some(Vault::open().map_err(|e| format!("the vault cannot be opened: {e}"))?);
+    }
+    vault.as_ref().ok_or_else(|| "the vault cannot be opened".into())
+}
+
+/// Release a remote thread's secrets (local pane `pane`) to the link to its host `host`:
+/// what to hand over, and the records to write once the host answers (`remote_threads`).
+pub fn hand_to_host(
+    vault: &mut Option<Vault>,
+    thread: &ThreadSpec,
+    PaneId(pane): PaneId,
+    host: &str,
+) -> Result<Option<HandedFor>, String> {
+    if thread.secrets.is_empty() {
+        return Ok(None);
+    }
+    let vault = opened(vault)?;
+    let out =
+        crate::vault::handed::for_host(vault, &thread.secrets, &thread.name, pane, None, host)
+            .map_err(|e| e.to_string())?;
+    let state = vault.state().to_owned();
+    Ok(Some(HandedFor { handed: out.handed, records: out.records, state }))
+}
+
 /// Release `thread`'s secrets for a pane that runs `argv`; why not, when it must not start.
 pub fn grant(
     vault: &mut Option<Vault>,
@@ -63,22 +94,50 @@ pub fn grant(
     if thread.secrets.is_empty() {
         return Ok(Granted::default());
     }
-    if vault.is_none() {
-        *vault = Some(Vault::open().map_err(|e| format!("the vault cannot be opened: {e}"))?);
-    }
-    let Some(vault) = vault.as_ref() else {
-        return Err("the vault cannot be opened".into());
-    };
+    let vault = opened(vault)?;
     // The program is looked up on the PATH it will run with.
-    let path_var: Option<OsString> = thread
+    let path_var = path_of(thread);
+    let request =
+        Request { secrets: &thread.secrets, argv, cwd, path_var, thread: Some(&thread.name), pane };
+    let released = release(vault, &request).map_err(|e| e.to_string())?;
+    Ok(granted(released))
+}
+
+/// Decide `thread`'s secrets with the values a link `handed` for it (a thread a paddock on
+/// another host opened here): pins checked against the program here; nothing recorded here.
+pub fn grant_handed(
+    handed: &Handed,
+    thread: &ThreadSpec,
+    argv: &[String],
+    cwd: Option<&Path>,
+    PaneId(pane): PaneId,
+) -> Result<Granted, String> {
+    if thread.secrets.is_empty() {
+        return Ok(Granted::default());
+    }
+    let request = Request {
+        secrets: &thread.secrets,
+        argv,
+        cwd,
+        path_var: path_of(thread),
+        thread: Some(&thread.name),
+        pane,
+    };
+    let released = release_handed(handed, &request).map_err(|e| e.to_string())?;
+    Ok(granted(released))
+}
+
+/// The `PATH` a thread's program is looked up on.
+fn path_of(thread: &ThreadSpec) -> Option<OsString> {
+    thread
         .env
         .iter()
         .find(|(key, _)| key == "PATH")
         .map(|(_, value)| value.into())
-        .or_else(|| std::env::var_os("PATH"));
-    let request =
-        Request { secrets: &thread.secrets, argv, cwd, path_var, thread: Some(&thread.name), pane };
-    let released = release(vault, &request).map_err(|e| e.to_string())?;
+        .or_else(|| std::env::var_os("PATH"))
+}
+
+fn granted(released: Released) -> Granted {
     let notice = (!released.withheld.is_empty()).then(|| {
         released
             .withheld
@@ -87,7 +146,7 @@ pub fn grant(
             .collect::<Vec<_>>()
             .join("\n")
     });
-    Ok(Granted {
+    Granted {
         env: released.env,
         names: released.names,
         masked: released.masked,
@@ -96,7 +155,8 @@ pub fn grant(
         records: released.records,
         pinned_sha256: released.pinned_sha256,
         changed: released.changed,
-    })
+        withheld: released.withheld,
+    }
 }
 
 /// The secrets a pane holds; when it goes, the audit log records how often each was masked.
@@ -106,15 +166,22 @@ pub struct PaneSecrets {
     pub pane: PaneId,
     pub program: Option<String>,
     pub counts: Option<MaskCounts>,
-    pub state: PathBuf,
+    /// The state folder whose audit log records its closing; none for secrets a link handed
+    /// (the paddock that handed them records that).
+    pub state: Option<PathBuf>,
+    /// The host a remote thread's secrets were handed to.
+    pub host: Option<String>,
 }
 
 impl Drop for PaneSecrets {
     fn drop(&mut self) {
-        let log = AuditLog::new(&self.state);
+        let Some(state) = &self.state else { return };
+        let log = AuditLog::new(state);
         for (index, name) in self.names.iter().enumerate() {
+            // A remote pane's masking is its host's: no count here.
             let masked =
                 self.counts.as_ref().and_then(|c| c.get(index)).map(|c| c.load(Ordering::Relaxed));
+            let masked = masked.or(self.host.is_none().then_some(0));
             let record = Record {
                 time: utc_now(),
                 event: Event::Closed,
@@ -123,8 +190,9 @@ impl Drop for PaneSecrets {
                 pane: self.pane.0,
                 program: self.program.clone(),
                 reason: None,
-                masked: Some(masked.unwrap_or(0)),
+                masked,
                 request: None,
+                host: self.host.clone(),
             };
             // Nowhere to report a failure from here: the release itself was recorded.
             let _ = log.append(&record);

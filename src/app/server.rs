@@ -22,6 +22,7 @@ use crate::ctl::{instance_socket, prepare_socket_dir, socket_dir, Call, ControlS
 use crate::mux::{Axis, PaneId};
 use crate::pty::{PaneSession, PaneStatus};
 use crate::term::TermSize;
+use crate::vault::handed::Handed;
 
 /// How long `--exit-with-child` waits, after the program exits, for the rest of its output.
 const OUTPUT_DRAIN: Duration = Duration::from_secs(5);
@@ -207,13 +208,13 @@ impl Server {
 
     /// Carry out what an attached window asks; `Some(code)` when the instance should stop.
     pub fn window_asked(&mut self, asked: FromWindow) -> Option<u8> {
-        let FromWindow::Act { from, action } = asked else {
+        let FromWindow::Act { from, action, handed } = asked else {
             self.workspace.window_asked(asked);
             return None;
         };
         // Acting is being active, as typing is: the panes take this window's size.
         self.workspace.window_acted(&from);
-        match self.act(action, &from) {
+        match self.act(action, &from, handed) {
             Ok(code) => code,
             Err(why) => {
                 from.say(why);
@@ -224,18 +225,30 @@ impl Server {
 
     /// Carry out a window's key binding on the pane it names (focused first, so the server's
     /// focus and `paddock ls` follow the window that acted last).
-    fn act(&mut self, action: WindowAction, from: &WindowHandle) -> Result<Option<u8>, String> {
+    fn act(
+        &mut self,
+        action: WindowAction,
+        from: &WindowHandle,
+        handed: Option<Handed>,
+    ) -> Result<Option<u8>, String> {
         let workspace = &mut self.workspace;
         // A link's own requests: answered to it, the focus left where it is.
         match action {
             WindowAction::OpenThread { request, thread, cols, rows } => {
                 let size = TermSize::new(usize::from(cols), usize::from(rows));
-                from.tell(&match super::linked::thread_for_link(&thread) {
+                from.tell(&match super::linked::thread_for_link(&thread, handed.as_ref()) {
                     Ok(spec) => {
-                        let pane = workspace.open_linked_thread(&spec, size);
-                        ToWindow::Opened { request, pane: pane.0 }
+                        let (pane, withheld) = workspace.open_linked_thread(&spec, size, handed);
+                        ToWindow::Opened { request, pane: pane.0, withheld }
                     }
                     Err(reason) => ToWindow::NotOpened { request, reason },
+                });
+                return Ok(None);
+            }
+            WindowAction::Fingerprint { request, program } => {
+                from.tell(&ToWindow::Program {
+                    request,
+                    found: super::linked::fingerprint(&program),
                 });
                 return Ok(None);
             }
@@ -258,7 +271,9 @@ impl Server {
             | WindowAction::ToggleMute { pane }
             | WindowAction::AllowHost { pane }
             | WindowAction::ApproveProgram { pane } => Some(PaneId(*pane)),
-            WindowAction::OpenThread { .. } | WindowAction::SizePane { .. } => return Ok(None),
+            WindowAction::OpenThread { .. }
+            | WindowAction::SizePane { .. }
+            | WindowAction::Fingerprint { .. } => return Ok(None),
         };
         if let Some(pane) = named {
             if workspace.session(pane).is_none() {
@@ -306,7 +321,9 @@ impl Server {
                 self.restart_pane(pane);
             }
             // Carried out above.
-            WindowAction::OpenThread { .. } | WindowAction::SizePane { .. } => {}
+            WindowAction::OpenThread { .. }
+            | WindowAction::SizePane { .. }
+            | WindowAction::Fingerprint { .. } => {}
         }
         Ok(None)
     }

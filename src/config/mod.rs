@@ -52,6 +52,8 @@ pub struct Config {
     /// Names the network proxy maps to addresses itself, for threads whose network is an
     /// allow-list (split-horizon names, a local test server); trusted as written.
     pub proxy_hosts: BTreeMap<String, IpAddr>,
+    /// How to reach each host threads may run on, by the name they use (`hosts`).
+    pub hosts: BTreeMap<String, HostSettings>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -226,6 +228,7 @@ impl Default for Config {
             keys: KeyBindings::default(),
             threads: Vec::new(),
             proxy_hosts: BTreeMap::new(),
+            hosts: BTreeMap::new(),
         }
     }
 }

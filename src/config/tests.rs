@@ -203,6 +203,16 @@ fn the_example_parses_into_exactly_the_documented_values() {
             },
         ],
         proxy_hosts: [("models.internal".to_owned(), "10.0.0.5".parse().unwrap())].into(),
+        hosts: [(
+            "build".to_owned(),
+            HostSettings {
+                name: "build".into(),
+                destination: "me@build-box".into(),
+                paddock_path: "~/.cargo/bin/paddock".into(),
+                ssh_options: Vec::new(),
+            },
+        )]
+        .into(),
     };
     assert_eq!(config, expected);
 }

@@ -23,7 +23,7 @@ mod validate_secrets;
 use validate_secrets::secrets;
 #[path = "validate_hosts.rs"]
 mod validate_hosts;
-use validate_hosts::{hosts, remote_thread};
+use validate_hosts::{hosts, remote_secrets, remote_thread};
 
 pub const MAX_SCROLLBACK: usize = 1_000_000;
 pub const MAX_PADDING: u32 = 200;
@@ -165,6 +165,7 @@ pub fn validate(
             names.entry(name).or_insert(index);
         }
     }
+    config.hosts = hosts;
     if check.diagnostics.is_empty() {
         Ok(config)
     } else {
@@ -324,7 +325,9 @@ fn thread_spec(
         let remote = remote_thread(check, &at.field("host"), &host, &raw, hosts);
         // What its programs may do to this machine's clipboard is this side's to say.
         let clipboard = raw.clipboard;
-        let spec = ThreadSpec { name, place, remote, clipboard, ..ThreadSpec::default() };
+        let given = raw.secrets.as_deref().unwrap_or_default();
+        let secrets = remote_secrets(check, &at.field("secrets"), given);
+        let spec = ThreadSpec { name, place, remote, clipboard, secrets, ..ThreadSpec::default() };
         return (check.diagnostics.len() == before).then_some(spec);
     }
     let command = match raw.command {

@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use super::super::raw::{RawHost, RawThread};
+use super::super::raw::{RawHost, RawSecret, RawThread};
 use super::super::{HostSettings, RemoteThread};
 use super::{Checker, FieldPath};
+use crate::vault::SecretRef;
 
 /// Each host's settings, by the name threads use.
 pub(super) fn hosts(
@@ -58,6 +59,35 @@ fn destination_ok(check: &mut Checker<'_>, at: &FieldPath, destination: &str) ->
     };
     check.report(at, format!("expected a host for ssh such as \"me@build-box\": {why}"));
     false
+}
+
+/// A remote thread's secrets as this side needs them: the names its vault releases to the
+/// host (and which are pinned, needing an approval for a program there). Everything else of
+/// them (variables, brokers) is the host's to check, with the rest of the definition.
+pub(super) fn remote_secrets(
+    check: &mut Checker<'_>,
+    at: &FieldPath,
+    raw: &[RawSecret],
+) -> Vec<SecretRef> {
+    let mut out = Vec::new();
+    for (i, secret) in raw.iter().enumerate() {
+        match &secret.name {
+            Some(name) if crate::vault::valid_name(name) => out.push(SecretRef {
+                name: name.clone(),
+                env: secret.env.clone().unwrap_or_default(),
+                pin: secret.pin.clone(),
+                broker: None,
+            }),
+            other => {
+                let message = format!(
+                    "expected a secret's name in the vault (1 to 64 letters, digits, `-`, `_` or \
+                     `.`, starting with a letter or digit), found {other:?}"
+                );
+                check.report(&at.index(i).field("name"), message);
+            }
+        }
+    }
+    out
 }
 
 /// A thread that runs on `host`: how to reach it, and the definition it is handed.

@@ -38,11 +38,17 @@ pub enum Applied {
     Opened {
         request: u32,
         pane: u32,
+        withheld: Vec<(String, String)>,
     },
     /// The thread a link asked to open was not opened, and why.
     NotOpened {
         request: u32,
         reason: String,
+    },
+    /// A program on the host, fingerprinted for an approval.
+    Program {
+        request: u32,
+        found: Result<(String, String), String>,
     },
     /// A frame a window does not act on.
     Nothing,
@@ -141,7 +147,10 @@ impl Replicas {
             }
             ToWindow::Refused { reason } => Ok(Applied::Refused(reason)),
             ToWindow::Said { text } => Ok(Applied::Said(text)),
-            ToWindow::Opened { request, pane } => Ok(Applied::Opened { request, pane }),
+            ToWindow::Opened { request, pane, withheld } => {
+                Ok(Applied::Opened { request, pane, withheld })
+            }
+            ToWindow::Program { request, found } => Ok(Applied::Program { request, found }),
             ToWindow::NotOpened { request, reason } => Ok(Applied::NotOpened { request, reason }),
             ToWindow::Hello { .. } => Ok(Applied::Nothing),
         }

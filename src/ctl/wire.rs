@@ -13,12 +13,16 @@
 use std::io::{Read, Write};
 
 use super::protocol::WindowAction;
+use crate::vault::handed::{ApprovedProgram, Handed, HandedSecret};
+use crate::vault::SecretBytes;
 
 /// The protocol's version. A window and a server of different versions do not talk. Version 2:
 /// rows (snapshots, scrollback asked for, starred rows) carry their styles by value. Version
 /// 3: a paddock on another host opens threads (`WindowAction::OpenThread`) and sizes the panes
-/// it opened (`WindowAction::SizePane`), and is answered `Opened` or `NotOpened`.
-pub const VERSION: u16 = 3;
+/// it opened (`WindowAction::SizePane`), and is answered `Opened` or `NotOpened`. Version 4:
+/// a thread's secrets are handed with it (`Secrets`), `Opened` says which the host withheld,
+/// and a program on the host is fingerprinted for an approval (`Program`).
+pub const VERSION: u16 = 4;
 /// The largest frame either side accepts: room for a snapshot with a long, wide scrollback.
 pub const MAX_FRAME: usize = 64 << 20;
 /// The largest input frame a server accepts (a paste of this size is already absurd).
@@ -51,6 +55,12 @@ pub enum ToServer {
     },
     /// What a key binding asks (JSON inside the frame: actions are few and small).
     Act(WindowAction),
+    /// (A paddock on another host.) The secrets for the thread its `OpenThread` with the same
+    /// `request` opens, sent just before it: values for that one spawn, never stored.
+    Secrets {
+        request: u32,
+        handed: Handed,
+    },
 }
 
 /// A frame from the server to a window.
@@ -99,11 +109,19 @@ pub enum ToWindow {
     Opened {
         request: u32,
         pane: u32,
+        /// Secrets handed with it that this host withheld from its program, and why.
+        withheld: Vec<(String, String)>,
     },
     /// It was not opened, and why (its definition is wrong, or asks what a link may not).
     NotOpened {
         request: u32,
         reason: String,
+    },
+    /// A program on this host for an approval (`WindowAction::Fingerprint`): its canonical
+    /// path and SHA-256, or why it was not found or read.
+    Program {
+        request: u32,
+        found: Result<(String, String), String>,
     },
 }
 
@@ -130,6 +148,7 @@ mod kind {
     pub const AREA: u8 = 4;
     pub const SCROLLBACK: u8 = 5;
     pub const ACT: u8 = 6;
+    pub const SECRETS: u8 = 7;
     pub const PANE: u8 = 64;
     pub const CHUNK: u8 = 65;
     pub const CLOSED: u8 = 66;
@@ -139,6 +158,7 @@ mod kind {
     pub const SAID: u8 = 70;
     pub const OPENED: u8 = 71;
     pub const NOT_OPENED: u8 = 72;
+    pub const PROGRAM: u8 = 73;
 }
 
 /// A frame being written: its length is filled in at the end.
@@ -165,6 +185,16 @@ impl Out {
     fn bytes(mut self, value: &[u8]) -> Out {
         self = self.u32(value.len() as u32);
         self.0.extend_from_slice(value);
+        self
+    }
+    fn text(self, value: &str) -> Out {
+        self.bytes(value.as_bytes())
+    }
+    fn pairs(mut self, pairs: &[(String, String)]) -> Out {
+        self = self.u32(pairs.len() as u32);
+        for (a, b) in pairs {
+            self = self.text(a).text(b);
+        }
         self
     }
     fn done(mut self) -> Vec<u8> {
@@ -204,6 +234,40 @@ impl<'a> In<'a> {
         let len = self.u32()? as usize;
         Ok(self.take(len)?.to_vec())
     }
+    fn text(&mut self) -> Result<String, WireError> {
+        Ok(String::from_utf8_lossy(&self.bytes()?).into_owned())
+    }
+    /// A count of items that follow, each at least `least` bytes: one the frame cannot hold is
+    /// refused before anything is read.
+    fn count(&mut self, least: usize) -> Result<usize, WireError> {
+        let count = self.u32()? as usize;
+        if count.saturating_mul(least) > self.0.len() {
+            return Err(WireError::Malformed("a count past the frame's end"));
+        }
+        Ok(count)
+    }
+    fn pairs(&mut self) -> Result<Vec<(String, String)>, WireError> {
+        let count = self.count(8)?;
+        (0..count).map(|_| Ok((self.text()?, self.text()?))).collect()
+    }
+    /// Secrets handed with a thread: each value read straight into locked memory, the
+    /// frame's copy being the reader's buffer.
+    fn handed(&mut self) -> Result<Handed, WireError> {
+        let host = self.text()?;
+        let mut secrets = Vec::new();
+        for _ in 0..self.count(12)? {
+            let name = self.text()?;
+            let len = self.u32()? as usize;
+            let value = SecretBytes::new(self.take(len)?);
+            let mut approved = Vec::new();
+            for _ in 0..self.count(12)? {
+                let (path, sha256, approved_at) = (self.text()?, self.text()?, self.text()?);
+                approved.push(ApprovedProgram { path, sha256, approved_at });
+            }
+            secrets.push(HandedSecret { name, value, approved });
+        }
+        Ok(Handed { host, secrets, withheld: self.pairs()? })
+    }
     fn end(&self) -> Result<(), WireError> {
         if self.0.is_empty() {
             Ok(())
@@ -229,6 +293,19 @@ impl ToServer {
                 // Serializing plain data cannot fail.
                 let json = serde_json::to_vec(action).unwrap_or_default();
                 Out::new(kind::ACT, 4 + json.len()).bytes(&json).done()
+            }
+            ToServer::Secrets { request, handed } => {
+                let mut out = Out::new(kind::SECRETS, 256).u32(*request).text(&handed.host);
+                out = out.u32(handed.secrets.len() as u32);
+                for secret in &handed.secrets {
+                    out = out.text(&secret.name).bytes(&secret.value);
+                    out = out.u32(secret.approved.len() as u32);
+                    for program in &secret.approved {
+                        out = out.text(&program.path).text(&program.sha256);
+                        out = out.text(&program.approved_at);
+                    }
+                }
+                out.pairs(&handed.withheld).done()
             }
         }
     }
@@ -256,6 +333,7 @@ impl ToServer {
                     .map_err(|_| WireError::Malformed("an action that cannot be read"))?;
                 ToServer::Act(action)
             }
+            kind::SECRETS => ToServer::Secrets { request: r.u32()?, handed: r.handed()? },
             _ => return Err(WireError::Malformed("an unknown kind of frame")),
         };
         r.end()?;
@@ -288,13 +366,20 @@ impl ToWindow {
             ToWindow::Said { text } => {
                 Out::new(kind::SAID, 4 + text.len()).bytes(text.as_bytes()).done()
             }
-            ToWindow::Opened { request, pane } => {
-                Out::new(kind::OPENED, 8).u32(*request).u32(*pane).done()
+            ToWindow::Opened { request, pane, withheld } => {
+                Out::new(kind::OPENED, 12).u32(*request).u32(*pane).pairs(withheld).done()
             }
             ToWindow::NotOpened { request, reason } => Out::new(kind::NOT_OPENED, 8 + reason.len())
                 .u32(*request)
                 .bytes(reason.as_bytes())
                 .done(),
+            ToWindow::Program { request, found } => {
+                let out = Out::new(kind::PROGRAM, 128).u32(*request);
+                match found {
+                    Ok((path, sha256)) => out.u16(1).text(path).text(sha256).done(),
+                    Err(why) => out.u16(0).text(why).done(),
+                }
+            }
         }
     }
 
@@ -322,11 +407,22 @@ impl ToWindow {
             kind::SAID => {
                 ToWindow::Said { text: String::from_utf8_lossy(&r.bytes()?).into_owned() }
             }
-            kind::OPENED => ToWindow::Opened { request: r.u32()?, pane: r.u32()? },
+            kind::OPENED => {
+                ToWindow::Opened { request: r.u32()?, pane: r.u32()?, withheld: r.pairs()? }
+            }
             kind::NOT_OPENED => {
                 let request = r.u32()?;
                 let reason = String::from_utf8_lossy(&r.bytes()?).into_owned();
                 ToWindow::NotOpened { request, reason }
+            }
+            kind::PROGRAM => {
+                let request = r.u32()?;
+                let found = match r.u16()? {
+                    1 => Ok((r.text()?, r.text()?)),
+                    0 => Err(r.text()?),
+                    _ => return Err(WireError::Malformed("a flag that is neither 0 nor 1")),
+                };
+                ToWindow::Program { request, found }
             }
             _ => return Err(WireError::Malformed("an unknown kind of frame")),
         };

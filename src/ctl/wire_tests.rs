@@ -23,7 +23,14 @@ fn every_frame_reads_back_as_written() {
         ToWindow::Rows { pane: 2, first: 1 << 40, rows: vec![4, 5] },
         ToWindow::Refused { reason: "no".into() },
         ToWindow::Said { text: "cannot split".into() },
-        ToWindow::Opened { request: 4, pane: 12 },
+        ToWindow::Opened { request: 4, pane: 12, withheld: vec![] },
+        ToWindow::Opened {
+            request: 4,
+            pane: 12,
+            withheld: vec![("k".into(), "pinned to claude".into())],
+        },
+        ToWindow::Program { request: 6, found: Ok(("/usr/bin/tool".into(), "ab12".into())) },
+        ToWindow::Program { request: 7, found: Err("no program \"x\" here".into()) },
         ToWindow::NotOpened { request: 5, reason: "threads[0].lock: no".into() },
     ] {
         round_trip_window(frame);
@@ -43,12 +50,51 @@ fn every_frame_reads_back_as_written() {
             rows: 40,
         }),
         ToServer::Act(WindowAction::SizePane { pane: 3, cols: 80, rows: 24 }),
+        ToServer::Act(WindowAction::Fingerprint { request: 2, program: "claude".into() }),
+        ToServer::Secrets { request: 1, handed: handed() },
     ] {
         let bytes = frame.encode();
         let mut buf = Vec::new();
         let read = read_frame(&mut &bytes[..], MAX_FRAME, &mut buf).unwrap();
         assert_eq!(ToServer::decode(read).unwrap(), frame);
     }
+}
+
+fn handed() -> Handed {
+    let approved =
+        ApprovedProgram { path: "/bin/tool".into(), sha256: "ff".into(), approved_at: "t".into() };
+    Handed {
+        host: "box".into(),
+        secrets: vec![
+            HandedSecret {
+                name: "k".into(),
+                value: SecretBytes::new(b"s3cr3t\0\n"),
+                approved: vec![],
+            },
+            HandedSecret {
+                name: "p".into(),
+                value: SecretBytes::new(b"v2"),
+                approved: vec![approved],
+            },
+        ],
+        withheld: vec![("q".into(), "pinned".into())],
+    }
+}
+
+/// A frame of secrets cut anywhere, or claiming more secrets than it holds, is refused.
+#[test]
+fn a_secrets_frame_cut_short_is_an_error() {
+    let frame = ToServer::Secrets { request: 1, handed: handed() }.encode();
+    for len in 1..frame.len() - 4 {
+        assert!(ToServer::decode(&frame[4..4 + len]).is_err(), "cut to {len}");
+    }
+    let mut claims = ToServer::Secrets { request: 1, handed: Handed::default() }.encode();
+    let count_at = claims.len() - 8;
+    claims[count_at..count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(ToServer::decode(&claims[4..]).is_err());
+    // Its Debug shows no value.
+    let shown = format!("{:?}", ToServer::Secrets { request: 1, handed: handed() });
+    assert!(!shown.contains("s3cr3t") && !shown.contains("115, 51"), "{shown}");
 }
 
 #[test]

@@ -68,6 +68,10 @@ pub struct Record {
     pub masked: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<RequestLine>,
+    /// The host a thread on another host runs on (its name in the configuration's `hosts`):
+    /// the secret was handed to that host's paddock over the link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 pub struct AuditLog {
@@ -221,6 +225,7 @@ mod tests {
             reason: Some("pinned to claude".into()),
             masked: None,
             request: None,
+            host: None,
         };
         log.append(&record).expect("append");
         log.append(&Record {

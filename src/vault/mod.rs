@@ -8,6 +8,7 @@
 //! paddock's state folder holds the names it knows and the approvals, never a value.
 
 pub mod audit;
+pub mod handed;
 mod locked;
 pub mod mask;
 pub mod pin;

@@ -107,6 +107,10 @@ pub struct Approval {
     pub program: PathBuf,
     pub sha256: String,
     pub approved_at: String,
+    /// The host the program is on, by its name in the configuration's `hosts` (`vault approve
+    /// --host`); none for this machine. An approval holds only where its program is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,15 +147,35 @@ impl Approvals {
         write_private(&state.join(APPROVALS_FILE), &json)
     }
 
-    pub fn approve(mut self, secret: &str, program: &Fingerprint, at: String) -> Approvals {
-        self.approvals.retain(|a| !(a.secret == secret && a.program == program.path));
+    pub fn approve(self, secret: &str, program: &Fingerprint, at: String) -> Approvals {
+        self.approve_on(None, secret, program, at)
+    }
+
+    /// Approve `program` for `secret` on `host` (this machine when none).
+    pub fn approve_on(
+        mut self,
+        host: Option<&str>,
+        secret: &str,
+        program: &Fingerprint,
+        at: String,
+    ) -> Approvals {
+        self.approvals.retain(|a| {
+            !(a.secret == secret && a.program == program.path && a.host.as_deref() == host)
+        });
         self.approvals.push(Approval {
             secret: secret.to_owned(),
             program: program.path.clone(),
             sha256: program.sha256.clone(),
             approved_at: at,
+            host: host.map(str::to_owned),
         });
         self
+    }
+
+    /// The approvals of programs on `host` (this machine when none): the ones that hold there.
+    pub fn on_host(&self, host: Option<&str>) -> Approvals {
+        let approvals = self.approvals.iter().filter(|a| a.host.as_deref() == host);
+        Approvals { approvals: approvals.cloned().collect() }
     }
 
     pub fn forget(mut self, secret: &str) -> Approvals {
@@ -160,8 +184,10 @@ impl Approvals {
     }
 
     pub fn verdict(&self, secret: &str, program: &Fingerprint) -> Verdict {
-        let on_record =
-            self.approvals.iter().find(|a| a.secret == secret && a.program == program.path);
+        let on_record = self
+            .approvals
+            .iter()
+            .find(|a| a.secret == secret && a.program == program.path && a.host.is_none());
         match on_record {
             Some(a) if a.sha256 == program.sha256 => Verdict::Approved,
             Some(a) => Verdict::Changed {

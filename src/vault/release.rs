@@ -53,6 +53,9 @@ pub enum ReleaseError {
     /// Secrets the keychain does not have: the program does not start.
     #[error("{}", missing(.0))]
     Missing(Vec<String>),
+    /// Secrets a thread on this host names that the paddock which opened it did not hand over.
+    #[error("secrets {} were not handed over the link", .0.join(", "))]
+    NotHanded(Vec<String>),
     #[error(transparent)]
     Vault(#[from] VaultError),
 }
@@ -97,20 +100,6 @@ pub struct Changed {
 /// Fetch and decide; audit each decision (a release that cannot be audited does not happen).
 pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, ReleaseError> {
     let audit = AuditLog::new(vault.state());
-    let argv0 = request.argv.first().map(String::as_str).unwrap_or_default();
-    let program = pin::find_program(argv0, request.cwd, request.path_var.as_deref());
-    let program_text = program.as_ref().map(|p| p.display().to_string());
-    let record = |secret: &str, event, reason: Option<String>| Record {
-        time: utc_now(),
-        event,
-        secret: secret.to_owned(),
-        thread: request.thread.map(str::to_owned),
-        pane: request.pane,
-        program: program_text.clone().or_else(|| Some(argv0.to_owned())),
-        reason,
-        masked: None,
-        request: None,
-    };
     let mut values = Vec::new();
     let mut missing = Vec::new();
     for secret in request.secrets {
@@ -120,12 +109,78 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
         }
     }
     if !missing.is_empty() {
+        let record = Recorder::new(request);
         for name in &missing {
-            audit.append(&record(name, Event::Withheld, Some("not in the vault".into())))?;
+            audit.append(&record.make(name, Event::Withheld, Some("not in the vault".into())))?;
         }
         return Err(ReleaseError::Missing(missing));
     }
-    let approvals = Approvals::load(vault.state());
+    let standings = Standings::load(vault.state());
+    let source = Source {
+        values,
+        approvals: Approvals::load(vault.state()).on_host(None),
+        generation: &|name| standings.generation(name),
+        audit: Some(&audit),
+        approved_on: None,
+    };
+    Ok(decide(request, source)?)
+}
+
+/// Where a pane's values come from, and what its decisions are written to.
+pub(super) struct Source<'a> {
+    /// One per secret the request names, in its order.
+    pub values: Vec<SecretBytes>,
+    /// The approvals that hold where the program runs.
+    pub approvals: Approvals,
+    /// A secret's generation (`standing`), for the broker.
+    pub generation: &'a dyn Fn(&str) -> u64,
+    /// The audit log: none where the values were handed over a link (the paddock that handed
+    /// them writes its own).
+    pub audit: Option<&'a AuditLog>,
+    /// Approved on another machine, for this host (the name that machine knows it by): what
+    /// the words on approving again say.
+    pub approved_on: Option<&'a str>,
+}
+
+/// The records of one request's decisions.
+pub(super) struct Recorder<'a> {
+    request: &'a Request<'a>,
+    argv0: &'a str,
+    program: Option<std::path::PathBuf>,
+}
+
+impl<'a> Recorder<'a> {
+    pub(super) fn new(request: &'a Request<'a>) -> Recorder<'a> {
+        let argv0 = request.argv.first().map(String::as_str).unwrap_or_default();
+        let program = pin::find_program(argv0, request.cwd, request.path_var.as_deref());
+        Recorder { request, argv0, program }
+    }
+
+    pub(super) fn make(&self, secret: &str, event: Event, reason: Option<String>) -> Record {
+        let program_text = self.program.as_ref().map(|p| p.display().to_string());
+        Record {
+            time: utc_now(),
+            event,
+            secret: secret.to_owned(),
+            thread: self.request.thread.map(str::to_owned),
+            pane: self.request.pane,
+            program: program_text.or_else(|| Some(self.argv0.to_owned())),
+            reason,
+            masked: None,
+            request: None,
+            host: None,
+        }
+    }
+}
+
+/// Decide for each secret of `request`, its value in hand: pins checked, brokered ones given
+/// placeholders; each withholding audited at once, each release kept for the spawn to record.
+pub(super) fn decide(request: &Request<'_>, source: Source<'_>) -> Result<Released, VaultError> {
+    let recorder = Recorder::new(request);
+    let (argv0, program) = (recorder.argv0, recorder.program.as_deref());
+    let record = |secret: &str, event, reason| recorder.make(secret, event, reason);
+    let audit = |record: &Record| source.audit.map_or(Ok(()), |log| log.append(record));
+    let (approvals, values) = (&source.approvals, source.values);
     let mut released = Released::default();
     for (secret, value) in request.secrets.iter().zip(values) {
         let check = secret.pin.as_deref().map(|pin| {
@@ -137,7 +192,8 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
                     ));
                 }
             }
-            check_pinned(pin, &secret.name, argv0, program.as_deref(), &approvals).map_err(
+            let on = source.approved_on;
+            check_pinned(pin, &secret.name, argv0, program, approvals, on).map_err(
                 |(why, changed)| {
                     released.changed.extend(changed.map(|c| *c));
                     why
@@ -164,7 +220,7 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
         };
         match refusal {
             Some(why) => {
-                audit.append(&record(&secret.name, Event::Withheld, Some(why.clone())))?;
+                audit(&record(&secret.name, Event::Withheld, Some(why.clone())))?;
                 released.withheld.push((secret.name.clone(), why));
             }
             None => {
@@ -193,7 +249,7 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
                     (Some(placeholder), Some(spec)) => {
                         let held = SecretBytes::new(placeholder.as_bytes());
                         released.env.push((secret.env.clone(), held));
-                        let generation = Standings::load(vault.state()).generation(&secret.name);
+                        let generation = (source.generation)(&secret.name);
                         released.brokered.push(Brokered {
                             name: secret.name.clone(),
                             placeholder,
@@ -209,8 +265,8 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
         }
     }
     // A release that cannot be audited does not happen.
-    if !released.records.is_empty() {
-        audit.check()?;
+    if let Some(log) = source.audit.filter(|_| !released.records.is_empty()) {
+        log.check()?;
     }
     Ok(released)
 }
@@ -223,7 +279,15 @@ fn check_pinned(
     argv0: &str,
     program: Option<&Path>,
     approvals: &Approvals,
+    approved_on: Option<&str>,
 ) -> Result<String, (String, Option<Box<Changed>>)> {
+    let approve = |path: &dyn std::fmt::Display| match approved_on {
+        Some(host) => format!(
+            "`paddock vault approve {name} {path} --host {host}` on the machine that opened \
+             this thread"
+        ),
+        None => format!("`paddock vault approve {name} {path}`"),
+    };
     let Some(program) = program.filter(|found| pin::pin_names(pin, argv0, found)) else {
         return Err((format!("pinned to {pin}; this pane runs {argv0}"), None));
     };
@@ -237,16 +301,14 @@ fn check_pinned(
     match approvals.verdict(name, &fingerprint) {
         Verdict::Approved => Ok(fingerprint.sha256.clone()),
         Verdict::NotApproved => Err((
-            format!(
-                "pinned to {pin}; {path} is not approved for it yet: `paddock vault approve \
-                 {name} {path}`"
-            ),
+            format!("pinned to {pin}; {path} is not approved for it yet: {}", approve(&path)),
             None,
         )),
         Verdict::Changed { approved_at, approved_sha256 } => Err((
             format!(
                 "pinned to {pin}; {path} has changed since it was approved ({approved_at}): \
-                 check it, then `paddock vault approve {name} {path}`"
+                 check it, then {}",
+                approve(&path)
             ),
             Some(Box::new(Changed {
                 secret: name.to_owned(),

@@ -317,7 +317,12 @@ fn read_from(stream: UnixStream, tell: &dyn Fn(RemoteEvent), wake: &dyn Fn()) {
             Ok(Applied::Said(text)) => tell(RemoteEvent::Said(text)),
             Ok(Applied::Refused(why)) => break Some(why),
             // A window asks nothing a link asks.
-            Ok(Applied::Nothing | Applied::Opened { .. } | Applied::NotOpened { .. }) => {}
+            Ok(
+                Applied::Nothing
+                | Applied::Opened { .. }
+                | Applied::NotOpened { .. }
+                | Applied::Program { .. },
+            ) => {}
             Err(fault) => break Some(format!("{fault}; attach again")),
         }
     };

@@ -1,25 +1,45 @@
 //! Panes a paddock on another host opened here (`WindowAction::OpenThread`): each in a tab
-//! of its own, sized by that paddock whatever the layout here.
+//! of its own, sized by that paddock whatever the layout here, its secrets the ones that
+//! paddock handed with it.
 
 use super::{start_dir, Launch, Refusal, Workspace};
 use crate::config::ThreadSpec;
 use crate::mux::PaneId;
 use crate::term::TermSize;
+use crate::vault::handed::Handed;
 
 impl Workspace {
     /// Open `spec` for a paddock on another host: in a tab of its own, sized `size` by that
-    /// paddock whatever the layout here (`size_linked_pane` changes it).
-    pub fn open_linked_thread(&mut self, spec: &ThreadSpec, size: TermSize) -> PaneId {
+    /// paddock whatever the layout here (`size_linked_pane` changes it), with the secrets it
+    /// `handed`. The pane, and the secrets withheld from its program here, and why.
+    pub fn open_linked_thread(
+        &mut self,
+        spec: &ThreadSpec,
+        size: TermSize,
+        handed: Option<Handed>,
+    ) -> (PaneId, Vec<(String, String)>) {
         let (_, pane) = self.mux.new_tab(spec.name.clone(), Some(spec.name.clone()));
+        self.start_linked(pane, spec, size, handed);
+        let withheld = self.panes.get(&pane).map(|p| p.withheld.clone()).unwrap_or_default();
+        (pane, withheld)
+    }
+
+    /// Start (or start again) a linked thread in `pane`.
+    pub(super) fn start_linked(
+        &mut self,
+        pane: PaneId,
+        spec: &ThreadSpec,
+        size: TermSize,
+        handed: Option<Handed>,
+    ) {
         let command = self.command_or_default(spec.command.clone());
-        let launch = Launch::thread(command, start_dir(spec), spec.clone());
+        let launch = Launch { handed, ..Launch::thread(command, start_dir(spec), spec.clone()) };
         if let Err(Refusal(_, message)) = self.start(pane, launch, size) {
             self.insert_notice(pane, spec, &message, size);
         }
         if let Some(entry) = self.panes.get_mut(&pane) {
             entry.linked_size = Some(size);
         }
-        pane
     }
 
     /// Size a pane a paddock on another host opened, as its own pane there is.

@@ -34,6 +34,7 @@ use super::secrets::PaneSecrets;
 use super::split_lock::{self, InheritedLock};
 use crate::pulse::Sampler;
 use crate::term::TermSize;
+use crate::vault::handed::Handed;
 
 #[derive(Clone, Debug)]
 pub struct WorkspaceOptions {
@@ -93,6 +94,10 @@ struct Pane {
     /// Opened by a paddock on another host, which sizes it to its own pane: the layout here
     /// leaves it alone.
     linked_size: Option<TermSize>,
+    /// The secrets that paddock handed for it (kept for a restart: this host's keychain is
+    /// never asked for a linked thread's), and those withheld from its program, and why.
+    handed: Option<Handed>,
+    withheld: Vec<(String, String)>,
 }
 
 impl Pane {
@@ -123,6 +128,8 @@ impl Pane {
             brokered: Vec::new(),
             muted: false,
             linked_size: None,
+            handed: None,
+            withheld: Vec::new(),
         }
     }
 }
@@ -134,15 +141,17 @@ struct Launch {
     thread: Option<ThreadSpec>,
     /// The lock of the pane this one was split from.
     inherited: Option<InheritedLock>,
+    /// Its secrets, handed over a link (`linked`): the vault here is not asked.
+    handed: Option<Handed>,
 }
 
 impl Launch {
     fn command(command: Vec<String>, cwd: Option<PathBuf>) -> Launch {
-        Launch { command, cwd, thread: None, inherited: None }
+        Launch { command, cwd, thread: None, inherited: None, handed: None }
     }
 
     fn thread(command: Vec<String>, cwd: Option<PathBuf>, spec: ThreadSpec) -> Launch {
-        Launch { command, cwd, thread: Some(spec), inherited: None }
+        Launch { command, cwd, thread: Some(spec), inherited: None, handed: None }
     }
 }
 
@@ -479,6 +488,13 @@ impl Workspace {
             let message = format!("pane {} does not run a configured thread", id.0);
             return Err(Refusal(ErrorCode::BadRequest, message));
         };
+        // A linked thread's definition is the link's, not this host's configuration's.
+        if let Some(size) = entry.linked_size {
+            let (spec, handed) = (started.clone(), entry.handed.clone());
+            let old = self.panes.remove(&id).map(|p| p.session);
+            self.start_linked(id, &spec, size, handed);
+            return old.ok_or_else(|| Refusal::no_pane(id));
+        }
         let Some(spec) = self.threads.iter().find(|t| t.name == started.name).cloned() else {
             let message = format!(
                 "the thread \"{}\" is no longer in the configuration (close the pane instead)",

@@ -6,6 +6,7 @@ use crossbeam_channel::Receiver;
 
 use super::{not_started, Pane, Workspace};
 use crate::app::remote_threads::{LinkNews, Shown};
+use crate::app::secrets::{self, PaneSecrets};
 use crate::config::{RemoteThread, ThreadSpec};
 use crate::ctl::protocol::PaneInfo;
 use crate::mux::PaneId;
@@ -23,9 +24,29 @@ impl Workspace {
     ) {
         let text = format!("Opening {} on {}…", spec.name, remote.host.destination);
         let session = PaneSession::notice(&text, size, self.options.scrollback_lines);
-        let entry = Pane::notice(session, Vec::new(), None, size, Some(spec.clone()));
+        let mut entry = Pane::notice(session, Vec::new(), None, size, Some(spec.clone()));
+        // Its secrets come from the vault here, handed to its host for that one spawn.
+        let host = &remote.host.name;
+        let secrets = match secrets::hand_to_host(&mut self.vault, spec, pane, host) {
+            Ok(secrets) => secrets,
+            Err(why) => {
+                let text = not_started(&spec.name, &why);
+                entry.session = PaneSession::notice(&text, size, self.options.scrollback_lines);
+                self.adopt(pane, entry);
+                return;
+            }
+        };
+        entry.secrets = secrets.as_ref().map(|given| PaneSecrets {
+            names: given.handed.secrets.iter().map(|s| s.name.clone()).collect(),
+            thread: Some(spec.name.clone()),
+            pane,
+            program: None,
+            counts: None,
+            state: Some(given.state.clone()),
+            host: Some(host.clone()),
+        });
         self.adopt(pane, entry);
-        self.remote.open(&remote.host, pane, remote.definition.clone(), size);
+        self.remote.open(&remote.host, pane, remote.definition.clone(), size, secrets);
     }
 
     /// What the links to other hosts say, for the main loop to hand to `take_link_news`.

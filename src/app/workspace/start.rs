@@ -55,13 +55,18 @@ impl Workspace {
             env.push(("PADDOCK_THREAD".into(), thread.name.clone()));
             env.extend(thread.env.iter().cloned());
         }
-        let granted = match thread {
-            Some(thread) => {
+        let granted = match (thread, &launch.handed) {
+            (Some(thread), Some(handed)) => {
+                let cwd = launch.cwd.as_deref();
+                secrets::grant_handed(handed, thread, &launch.command, cwd, pane)
+                    .map_err(|why| Refusal(ErrorCode::Failed, why))?
+            }
+            (Some(thread), None) => {
                 let cwd = launch.cwd.as_deref();
                 secrets::grant(&mut self.vault, thread, &launch.command, cwd, pane)
                     .map_err(|why| Refusal(ErrorCode::Failed, why))?
             }
-            None => Granted::default(),
+            (None, _) => Granted::default(),
         };
         let Granted {
             env: secret_env,
@@ -72,6 +77,7 @@ impl Workspace {
             records,
             pinned_sha256,
             changed,
+            withheld,
         } = granted;
         // A pinned secret's program runs through paddock's exec step, which checks the file it
         // runs against the approved hash (inside the lock, for a locked pane).
@@ -156,7 +162,7 @@ impl Workspace {
             activity,
             cgroup: self.pane_cgroup(pane, thread),
         };
-        let Launch { command, cwd, thread, inherited } = launch;
+        let Launch { command, cwd, thread, inherited, handed } = launch;
         let started = self.spawn(pane, spec, thread.as_ref());
         let why_not = match &started {
             Ok((_, Enforcement::Refused(why))) => {
@@ -167,13 +173,19 @@ impl Workspace {
         };
         secrets::record_start(self.vault.as_ref(), records, why_not.as_deref());
         let (session, lock) = started?;
+        // Handed values are recorded by the paddock that handed them, never on this host.
+        let audit_state = match &handed {
+            Some(_) => None,
+            None => self.vault.as_ref().map(|v| v.state().to_owned()),
+        };
         let secrets = (!secret_names.is_empty()).then(|| PaneSecrets {
             names: secret_names,
             thread: thread.as_ref().map(|t| t.name.clone()),
             pane,
             program: command.first().cloned(),
             counts: session.mask_counts(),
-            state: self.vault.as_ref().map(|v| v.state().to_owned()).unwrap_or_default(),
+            state: audit_state,
+            host: None,
         });
         let ran_locked = matches!(lock, Enforcement::Locked { .. } | Enforcement::Degraded(_));
         let env_passed = env_names.filter(|_| ran_locked);
@@ -197,6 +209,8 @@ impl Workspace {
             brokered: brokered_names,
             muted: false,
             linked_size: None,
+            handed,
+            withheld,
         };
         self.adopt(pane, entry);
         Ok(())
@@ -330,8 +344,11 @@ impl Workspace {
                 dirs::data_dir().map(|dir| dir.join("paddock").join("broker")).ok_or_else(
                     || failed("paddock has no data folder here (no home folder?)".into()),
                 )?;
+            // A linked thread's values were handed over the link and the vault here is never
+            // opened for it: the broker's standings and records are this host's state folder's.
             let state = self.vault.as_ref().map(|v| v.state().to_owned());
-            let state = state.ok_or_else(|| failed("the vault is not open".into()))?;
+            let state = state.or_else(crate::vault::state_folder);
+            let state = state.ok_or_else(|| failed("paddock has no state folder here".into()))?;
             self.broker = Some(InstanceBroker::start(&folder, &state).map_err(failed)?);
         }
         let Some(broker) = self.broker.as_ref() else { return Ok((None, None)) };

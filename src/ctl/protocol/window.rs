@@ -79,6 +79,12 @@ pub enum WindowAction {
         cols: u16,
         rows: u16,
     },
+    /// (A paddock on another host, for `paddock vault approve --host`.) Find `program` on this
+    /// host (a path, or a name on this server's PATH); answered `Program` with `request`.
+    Fingerprint {
+        request: u32,
+        program: String,
+    },
     /// Size a pane the link opened (its pane on the link's side changed size).
     SizePane {
         pane: u32,

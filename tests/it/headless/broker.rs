@@ -188,7 +188,7 @@ fn brokered_instance(stage: &Stage, script: &str, read: &[&Path], plain_port: u1
 }
 
 /// What the fake logged: each request's kind and the key it carried.
-fn fake_requests(stage: &Stage) -> Vec<(String, Option<String>)> {
+pub(super) fn fake_requests(stage: &Stage) -> Vec<(String, Option<String>)> {
     let log = std::fs::read_to_string(&stage.log).unwrap_or_default();
     log.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())

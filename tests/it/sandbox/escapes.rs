@@ -5,8 +5,8 @@
 //! points), EPERM for the seccomp filter and dropped capabilities.
 
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::MetadataExt;
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixListener;
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -74,7 +74,7 @@ fn a_locked_thread_runs_on_the_remote_through_the_link() {
     let _stop = StopServer(&runtime, started_server(&runtime));
     link.open_thread(1, &thread, TermSize::new(90, 20)).expect("ask");
     let pane = next(&link, "the answer", |e| match e {
-        LinkEvent::Applied(Applied::Opened { request: 1, pane }) => Some(pane),
+        LinkEvent::Applied(Applied::Opened { request: 1, pane, .. }) => Some(pane),
         LinkEvent::Applied(Applied::NotOpened { reason, .. }) => panic!("not opened: {reason}"),
         _ => None,
     });
@@ -108,7 +108,7 @@ fn another_version_on_the_remote_is_named() {
     let error = HostLink::connect(&host(&sshd, &old)).err().expect("refused");
     assert!(matches!(error, LinkError::Version { theirs: 2, .. }), "{error}");
     let said = error.to_string();
-    assert!(said.contains("version 2") && said.contains("speaks 3"), "{said}");
+    assert!(said.contains("version 2") && said.contains("speaks 4"), "{said}");
     assert!(said.contains(&sshd.destination()), "{said}");
 }
 

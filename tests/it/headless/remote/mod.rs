@@ -4,6 +4,7 @@
 //! sshd on a loopback port (`sshd.rs`).
 
 mod link;
+mod secrets;
 mod sshd;
 mod threads;
 
@@ -340,7 +341,7 @@ fn a_link_opens_a_locked_thread_checked_and_sized_here() {
     };
     link.send(&open(7, thread));
     let pane = link.next("the answer", |f| match f {
-        ToWindow::Opened { request: 7, pane } => Some(pane),
+        ToWindow::Opened { request: 7, pane, .. } => Some(pane),
         ToWindow::NotOpened { reason, .. } => panic!("not opened: {reason}"),
         _ => None,
     });

@@ -1,0 +1,230 @@
+//! A remote thread's secrets come from the vault here: handed over ssh to that one spawn on
+//! the host, in its environment and masked in its pane; a pinned one only to a program
+//! approved on that host (`vault approve --host`); audited here with the host's name; and
+//! never written anywhere on the host (its folders are searched for the value afterwards).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use super::sshd::Sshd;
+use super::{remote_paddock, started_server, StopServer};
+use crate::headless::agent::Stage;
+use crate::headless::broker::{fake_requests, set_secret, test_key};
+use crate::headless::config::write_config;
+use crate::headless::{text, Runtime};
+use crate::vault::{rerun_inside, KEYUTILS};
+
+const OPEN_VALUE: &str = "rmt-open-7f3a9c2e51d4";
+const PINNED_VALUE: &str = "rmt-pin-b81d5e07aa3c";
+
+/// `paddock ARGS` as the user here runs it, on a terminal (`script` gives it one), answering
+/// with `typed`.
+fn at_a_terminal(runtime: &Runtime, args: &[&str], typed: &str) -> Output {
+    let command = runtime.paddock(&[]);
+    let quoted = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let mut line = quoted(&command.get_program().to_string_lossy());
+    for arg in args {
+        line = format!("{line} {}", quoted(arg));
+    }
+    let mut script = Command::new("script");
+    script.args(["-qec", &line, "/dev/null"]);
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    let mut child = script
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script");
+    child.stdin.take().expect("stdin").write_all(typed.as_bytes()).expect("typed");
+    child.wait_with_output().expect("script output")
+}
+
+/// Every file under `folder` that holds `needle`.
+fn files_holding(folder: &Path, needle: &[u8]) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(folder) else { return found };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => found.extend(files_holding(&path, needle)),
+            Ok(kind) if kind.is_file() => {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                if bytes.windows(needle.len()).any(|w| w == needle) {
+                    found.push(path.display().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+#[test]
+fn a_remote_threads_secrets_come_from_here_masked_and_never_on_its_disk() {
+    let test =
+        "headless::remote::secrets::a_remote_threads_secrets_come_from_here_masked_and_never_on_its_disk";
+    // The vault here is the kernel's keyutils, in a session keyring of this test's own.
+    if rerun_inside(KEYUTILS, test) {
+        return;
+    }
+    let (here, there) = (Runtime::new(), Runtime::new());
+    let Some(sshd) = Sshd::start(test, &here.dir.join("sshd")) else { return };
+    let paddock = remote_paddock(&there);
+    let work = there.dir.join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    // The agent on the host: shows what it got (masked), and proves it had it by printing
+    // it backwards, which no masker looks for.
+    let tool = work.join("agent-tool");
+    std::fs::write(
+        &tool,
+        "#!/bin/sh\nprintf 'got open=%s pinned=%s other=%s\\n' \"$OPEN\" \"$PINNED\" \"$OTHER\"\n\
+         printf '%s|%s' \"$OPEN\" \"$PINNED\" | rev; echo\necho agent-done\nexec cat\n",
+    )
+    .expect("tool");
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let tool = tool.display().to_string();
+    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
+    let config = format!(
+        r#"(
+            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
+                             ssh_options: [{options}])}},
+            threads: [(name: "far", host: "box", command: [{tool:?}], lock: (write: [{work:?}]),
+                secrets: [(name: "open", env: "OPEN"), (name: "pinned", env: "PINNED", pin: {tool:?}),
+                          (name: "other", env: "OTHER", pin: "/bin/true")])],
+        )"#,
+        destination = sshd.destination(),
+        paddock = paddock.display().to_string(),
+        options = options.join(", "),
+        work = work.display().to_string(),
+    );
+    write_config(&here, &config);
+    for (name, value) in [("open", OPEN_VALUE), ("pinned", PINNED_VALUE), ("other", "unused-v")] {
+        let mut set =
+            here.paddock(&["vault", "set", name]).stdin(Stdio::piped()).spawn().expect("set");
+        set.stdin.take().expect("stdin").write_all(value.as_bytes()).expect("value");
+        assert!(set.wait().expect("vault set").success());
+    }
+    // The pinned program is approved as it is on the host, found and hashed there.
+    let approved =
+        at_a_terminal(&here, &["vault", "approve", "pinned", &tool, "--host", "box"], "pinned\n");
+    assert!(approved.status.success(), "{}{}", text(&approved.stdout), text(&approved.stderr));
+    assert!(text(&approved.stdout).contains(&format!("approved {tool} on box")), "{approved:?}");
+    let _stop = StopServer(&there, started_server(&there));
+
+    let instance = here.start(&[]);
+    let screen = instance.wait_for_text("1", "agent-done");
+    let got = screen.lines().find(|l| l.starts_with("got ")).unwrap_or_default().to_owned();
+    // Masked on the host: the values reach the screen only as stars.
+    assert!(got.starts_with("got open=*") && got.contains(" pinned=*"), "{screen}");
+    assert!(got.ends_with("other="), "the unapproved pinned secret was withheld: {screen}");
+    assert!(!screen.contains(OPEN_VALUE) && !screen.contains(PINNED_VALUE), "{screen}");
+    let reversed = |v: &str| v.chars().rev().collect::<String>();
+    let proof = format!("{}|{}", reversed(PINNED_VALUE), reversed(OPEN_VALUE));
+    assert!(screen.contains(&proof), "the program had both values: {screen}");
+    assert!(
+        screen.contains("secret \"other\" withheld") && screen.contains("--host box"),
+        "{screen}"
+    );
+    let pane = instance.pane(1);
+    assert_eq!(pane["host"], "box", "{pane}");
+    assert_eq!(pane["lock"]["level"], "locked", "{pane}");
+
+    // The audit log here names the host; nothing was released on the host's own vault.
+    let log = here.paddock(&["vault", "log", "--json"]).output().expect("log");
+    let records: Vec<serde_json::Value> =
+        text(&log.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let event_of = |name: &str| {
+        records
+            .iter()
+            .filter(|r| r["secret"] == name)
+            .map(|r| (r["event"].as_str().unwrap_or("").to_owned(), r["host"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        event_of("open"),
+        [("released".to_owned(), serde_json::json!("box"))],
+        "{records:?}"
+    );
+    assert_eq!(event_of("pinned"), [("released".to_owned(), serde_json::json!("box"))]);
+    assert_eq!(event_of("other"), [("withheld".to_owned(), serde_json::json!("box"))]);
+    let there_log = there.paddock(&["vault", "log", "--json"]).output().expect("log there");
+    assert_eq!(text(&there_log.stdout).trim(), "", "the host records nothing of them");
+
+    // Nothing of the values on the host's disk: its folders (state, data, configuration,
+    // the lock's folder, its server's log) and the ssh server's.
+    drop(instance);
+    for value in [OPEN_VALUE, PINNED_VALUE] {
+        let on_disk = files_holding(&there.dir, value.as_bytes());
+        assert!(on_disk.is_empty(), "{value} written on the host: {on_disk:?}");
+        let on_disk = files_holding(&here.dir.join("sshd"), value.as_bytes());
+        assert!(on_disk.is_empty(), "{value} written by ssh: {on_disk:?}");
+    }
+}
+
+/// A brokered secret of a remote thread goes to the host's own broker, in its memory: the
+/// program there holds a placeholder, and the fake API (reached from the host through the
+/// pane's proxy) gets the real key.
+#[test]
+fn a_remote_threads_brokered_key_goes_to_the_hosts_broker() {
+    let test = "headless::remote::secrets::a_remote_threads_brokered_key_goes_to_the_hosts_broker";
+    if rerun_inside(KEYUTILS, test) {
+        return;
+    }
+    let key = test_key();
+    // The host: the fake API's folder, its configuration naming the fake (as a host's own
+    // proxy_hosts would), and its paddock trusting the test CA.
+    let stage = Stage::with_key("fake_echo.py", Some(&key), |_| vec![]);
+    let there = &stage.runtime;
+    write_config(there, r#"(proxy_hosts: {"api.fake.test": "127.0.0.1"})"#);
+    let here = Runtime::new();
+    let Some(sshd) = Sshd::start(test, &here.dir.join("sshd")) else { return };
+    let paddock = remote_paddock(there);
+    let wrapper = std::fs::read_to_string(&paddock).expect("wrapper");
+    let ca = stage.tls.join("ca.pem").display().to_string();
+    let wrapper = wrapper.replacen("exec ", &format!("export SSL_CERT_FILE='{ca}'\nexec "), 1);
+    std::fs::write(&paddock, wrapper).expect("wrapper");
+    let port = stage.fake.port;
+    let script = r#"echo "HELD=$ECHO_KEY"
+curl -sS -H "x-api-key: $ECHO_KEY" "$U/echo" | grep -q '"key_ok": true' && echo CURL-OK
+echo ALL-DONE; exec sleep 600"#;
+    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
+    write_config(
+        &here,
+        &format!(
+            r#"(
+            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
+                             ssh_options: [{options}])}},
+            threads: [(name: "agent", host: "box", command: ["sh", "-c", {script:?}],
+                env: {{"U": "https://api.fake.test:{port}"}},
+                lock: (write: [{work:?}], network: Allow(["api.fake.test:{port}"])),
+                secrets: [(name: "echo-key", env: "ECHO_KEY",
+                           broker: (hosts: ["api.fake.test:{port}"], headers: ["x-api-key"]))])],
+        )"#,
+            destination = sshd.destination(),
+            paddock = paddock.display().to_string(),
+            options = options.join(", "),
+            work = stage.work.display().to_string(),
+        ),
+    );
+    set_secret(&here, "echo-key", &key);
+    let instance = here.start(&[]);
+    let _stop = StopServer(there, started_server(there));
+    let screen = instance.wait_for_text("1", "ALL-DONE");
+    assert!(screen.contains("CURL-OK"), "{screen}");
+    let held = screen.lines().find_map(|l| l.strip_prefix("HELD=")).expect("HELD").trim();
+    assert!(held.starts_with("sk-ant-api03-") && held.len() == key.len() && held != key, "{held}");
+    let requests = fake_requests(&stage);
+    assert!(!requests.is_empty(), "the fake was reached");
+    assert!(requests.iter().all(|(_, k)| k.as_deref() == Some(key.as_str())), "{requests:?}");
+    drop(instance);
+    let on_disk = files_holding(&there.dir, key.as_bytes());
+    let on_disk: Vec<&String> = on_disk.iter().filter(|f| !f.ends_with("fake.log")).collect();
+    assert!(on_disk.is_empty(), "the key written on the host: {on_disk:?}");
+}
