@@ -383,6 +383,14 @@ pub enum CtlVerb {
     Mute(PaneArg),
     /// Undo `mute`.
     Unmute(PaneArg),
+    /// Drop the ssh connection to HOST and connect again now (paddock also does on its own,
+    /// with backoff, whenever one drops): its threads keep running there and their panes are
+    /// found again.
+    Reconnect {
+        /// The host, as the configuration's `hosts` (or a thread's `host`) names it.
+        #[arg(long)]
+        host: String,
+    },
     /// Split a pane and print the new pane's id.
     Split {
         #[command(flatten)]

@@ -90,6 +90,7 @@ fn request_for(verb: CtlVerb) -> Request {
         CtlVerb::NextWaiting => Request::NextWaiting,
         CtlVerb::Mute(pane) => Request::Mute { pane: pane.pane },
         CtlVerb::Unmute(pane) => Request::Unmute { pane: pane.pane },
+        CtlVerb::Reconnect { host } => Request::Reconnect { host },
         CtlVerb::Stop => Request::Stop,
     }
 }
@@ -111,6 +112,7 @@ fn describe(request: &Request) -> String {
         Request::NextWaiting => "cannot go to a waiting pane".into(),
         Request::Mute { pane } => format!("cannot mute pane {pane}"),
         Request::Unmute { pane } => format!("cannot unmute pane {pane}"),
+        Request::Reconnect { host } => format!("cannot connect to {host} again"),
         Request::Stop => "cannot stop the instance".into(),
     }
 }

@@ -142,6 +142,7 @@ mod tests {
             Request::NextWaiting,
             Request::Mute { pane: 3 },
             Request::Unmute { pane: 3 },
+            Request::Reconnect { host: "box".into() },
             Request::Send { pane: 3, text: Some("x".into()), keys: None },
             Request::Close { pane: 3 },
             Request::Stop,

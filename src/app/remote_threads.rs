@@ -30,8 +30,8 @@ const MOST_BACKOFF: Duration = Duration::from_secs(30);
 
 /// What a link's threads tell the main loop.
 pub enum LinkNews {
-    Connected { host: String, result: Result<HostLink, String> },
-    Event { host: String, event: LinkEvent },
+    Connected { host: String, attempt: u64, result: Result<HostLink, String> },
+    Event { host: String, attempt: u64, event: LinkEvent },
 }
 
 /// What the workspace should show in a local pane.
@@ -71,6 +71,9 @@ struct Linked {
     status: Arc<Mutex<PaneStatus>>,
     /// How the remote server describes it (`paddock ls` there).
     info: Option<PaneInfo>,
+    /// What a window there shows of it (`workspace::PaneLook` as JSON): its pulse, lock and
+    /// notes, for the title strip, glow and notifications here.
+    look: Option<serde_json::Value>,
     mirrored: bool,
 }
 
@@ -97,6 +100,9 @@ struct HostEntry {
     asked: HashMap<u32, Asked>,
     /// By remote pane id.
     panes: HashMap<u32, Linked>,
+    /// The latest connection attempt: news of an earlier one (a link replaced by `reconnect`)
+    /// is old and ignored.
+    attempt: u64,
 }
 
 pub struct RemoteThreads {
@@ -136,6 +142,7 @@ impl RemoteThreads {
             waiting: Vec::new(),
             asked: HashMap::new(),
             panes: HashMap::new(),
+            attempt: 0,
         });
         let first = matches!(entry.phase, Phase::Connecting)
             && entry.waiting.is_empty()
@@ -156,8 +163,10 @@ impl RemoteThreads {
     }
 
     /// Connect to `host` after `wait`, on a thread of its own.
-    fn connect(&self, name: &str, wait: Duration) {
-        let Some(entry) = self.hosts.get(name) else { return };
+    fn connect(&mut self, name: &str, wait: Duration) {
+        let Some(entry) = self.hosts.get_mut(name) else { return };
+        entry.attempt += 1;
+        let attempt = entry.attempt;
         let host = Host {
             destination: entry.settings.destination.clone(),
             paddock_path: entry.settings.paddock_path.clone(),
@@ -170,11 +179,12 @@ impl RemoteThreads {
             let result = HostLink::connect_into(&host, replicas).map_err(|e| e.to_string());
             // Its events follow, in order, on this thread.
             let events = result.as_ref().ok().map(|link| link.events().clone());
-            let _ = news.send(LinkNews::Connected { host: name.clone(), result });
+            let _ = news.send(LinkNews::Connected { host: name.clone(), attempt, result });
             wake();
             for event in events.into_iter().flat_map(|events| events.into_iter()) {
                 let ended = matches!(event, LinkEvent::Ended(_));
-                if news.send(LinkNews::Event { host: name.clone(), event }).is_err() || ended {
+                let told = news.send(LinkNews::Event { host: name.clone(), attempt, event });
+                if told.is_err() || ended {
                     break;
                 }
                 wake();
@@ -185,10 +195,41 @@ impl RemoteThreads {
 
     /// Take what a link said; returns what the workspace should show where.
     pub fn take(&mut self, news: LinkNews) -> Vec<Shown> {
-        match news {
-            LinkNews::Connected { host, result } => self.connected(&host, result),
-            LinkNews::Event { host, event } => self.event(&host, event),
+        let (host, attempt) = match &news {
+            LinkNews::Connected { host, attempt, .. } | LinkNews::Event { host, attempt, .. } => {
+                (host.clone(), *attempt)
+            }
+        };
+        // A replaced link's news (its ending, above all) is not the host's.
+        if self.hosts.get(&host).is_none_or(|entry| entry.attempt != attempt) {
+            return Vec::new();
         }
+        match news {
+            LinkNews::Connected { host, result, .. } => self.connected(&host, result),
+            LinkNews::Event { host, event, .. } => self.event(&host, event),
+        }
+    }
+
+    /// Drop the link to `host` and connect again now (`paddock ctl reconnect --host`): its
+    /// panes run on there and are found again, as after a dropped connection. What to show
+    /// for threads it had not answered for yet.
+    pub fn reconnect(&mut self, host: &str) -> Result<Vec<Shown>, String> {
+        let Some(entry) = self.hosts.get_mut(host) else {
+            let known: Vec<&str> = self.hosts.keys().map(String::as_str).collect();
+            return Err(match known.as_slice() {
+                [] => format!("no thread here runs on \"{host}\" (none runs on another host)"),
+                _ => format!("no thread here runs on \"{host}\" (hosts: {})", known.join(", ")),
+            });
+        };
+        // Dropped, it ends its ssh.
+        *lock(&entry.slot) = None;
+        let why = "asked to connect again";
+        let shown = unanswered(entry, host, why);
+        if !matches!(entry.phase, Phase::Connecting) {
+            entry.phase = Phase::Reconnecting(0);
+        }
+        self.connect(host, Duration::ZERO);
+        Ok(shown)
     }
 
     fn connected(&mut self, host: &str, result: Result<HostLink, String>) -> Vec<Shown> {
@@ -241,7 +282,8 @@ impl RemoteThreads {
                 if let Some(Asked { local, records }) = entry.asked.remove(&request) {
                     record_answer(records, host, Ok(&withheld));
                     let status = Arc::new(Mutex::new(PaneStatus::Running));
-                    entry.panes.insert(pane, Linked { local, status, info: None, mirrored: false });
+                    let linked = Linked { local, status, info: None, look: None, mirrored: false };
+                    entry.panes.insert(pane, linked);
                 }
             }
             LinkEvent::Applied(Applied::NotOpened { request, reason }) => {
@@ -253,10 +295,13 @@ impl RemoteThreads {
             }
             LinkEvent::Applied(Applied::View) => {
                 let replicas = lock(&entry.replicas);
-                let described = replicas.view().map(|v| v.instance.panes.clone());
-                for info in described.unwrap_or_default() {
+                let described =
+                    replicas.view().map(|v| (v.instance.panes.clone(), v.looks.clone()));
+                let (described, mut looks) = described.unwrap_or_default();
+                for info in described {
                     if let Some(linked) = entry.panes.get_mut(&info.id) {
                         *lock(&linked.status) = status_of(&info);
+                        linked.look = looks.remove(&info.id);
                         linked.info = Some(info);
                     }
                 }
@@ -272,12 +317,7 @@ impl RemoteThreads {
             LinkEvent::Applied(_) => {}
             LinkEvent::Ended(why) => {
                 *lock(&entry.slot) = None;
-                // Requests the host never answered: it may have opened them, or not.
-                for (_, Asked { local, records }) in entry.asked.drain() {
-                    let text = format!("the connection to {host} ended before it answered: {why}");
-                    record_answer(records, host, Err(&text));
-                    shown.push(Shown::Notice { local, text });
-                }
+                shown.extend(unanswered(entry, host, &why));
                 if entry.panes.is_empty() {
                     self.hosts.remove(host);
                 } else {
@@ -308,6 +348,16 @@ impl RemoteThreads {
         shown
     }
 
+    /// What a window on the host shows of the remote pane behind `local` (as JSON), and
+    /// whether the link there is down (then its pulse is old news).
+    pub fn look(&self, local: PaneId) -> Option<(&serde_json::Value, bool)> {
+        self.hosts.values().find_map(|entry| {
+            let linked = entry.panes.values().find(|l| l.local == local)?;
+            let down = matches!(entry.phase, Phase::Reconnecting(_));
+            Some((linked.look.as_ref()?, down))
+        })
+    }
+
     /// For `paddock ls`: the host a local pane's thread runs on, how that host describes the
     /// pane, and whether the link to it is down.
     pub fn describe(&self, local: PaneId) -> Option<(&str, Option<&PaneInfo>, bool)> {
@@ -324,6 +374,18 @@ impl RemoteThreads {
             ))
         })
     }
+}
+
+/// Requests the host never answered, now that its link is gone: it may have opened them, or
+/// not. Their panes say so, and their secrets' records say they did not start.
+fn unanswered(entry: &mut HostEntry, host: &str, why: &str) -> Vec<Shown> {
+    let mut shown = Vec::new();
+    for (_, Asked { local, records }) in entry.asked.drain() {
+        let text = format!("the connection to {host} ended before it answered: {why}");
+        record_answer(records, host, Err(&text));
+        shown.push(Shown::Notice { local, text });
+    }
+    shown
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -82,6 +82,7 @@ impl Workspace {
                 Ok(Reply::ok())
             }),
             Request::Mute { pane } => self.set_muted(PaneId(pane), true).map(|()| Reply::ok()),
+            Request::Reconnect { host } => self.reconnect_host(&host).map(|()| Reply::ok()),
             Request::Unmute { pane } => self.set_muted(PaneId(pane), false).map(|()| Reply::ok()),
             Request::NextWaiting => match self.focus_longest_waiting() {
                 Some(pane) => Ok(Reply { pane: Some(pane.0), ..Reply::ok() }),

@@ -68,6 +68,21 @@ pub trait Shown {
 impl Workspace {
     /// What `pane`'s title strip and the window's rules need to know of it.
     pub fn look_of(&self, pane: PaneId) -> Option<PaneLook> {
+        // A remote thread's pane looks as its host shows it (name, lock, pulse), but for what
+        // is this side's to say: its clipboard rule, and whether it is muted here.
+        if let Some((look, down)) = self.remote.look(pane) {
+            let mut look: PaneLook = serde_json::from_value(look.clone()).ok()?;
+            if down {
+                look.pulse = None;
+            }
+            look.clipboard = self.clipboard_rule(pane);
+            look.config_changed = self.config_changed(pane);
+            look.lock_widening = Vec::new();
+            if let Some(pulse) = &mut look.pulse {
+                pulse.muted = self.panes.get(&pane).is_some_and(|p| p.muted);
+            }
+            return Some(look);
+        }
         let command = self.command_of(pane)?;
         let program = command.first().map(|p| p.rsplit('/').next().unwrap_or(p).to_owned());
         let thread = self.thread_of(pane);

@@ -504,6 +504,12 @@ impl Workspace {
         };
         let size = entry.size;
         let old = self.panes.remove(&id).map(|p| p.session);
+        // A thread of another host opens there again (the old pane there ends with its
+        // mirror here), with its secrets released again.
+        if let Some(remote) = spec.remote.clone() {
+            self.open_remote(id, &spec, &remote, size);
+            return old.ok_or_else(|| Refusal::no_pane(id));
+        }
         let command = self.command_or_default(spec.command.clone());
         let launch = Launch::thread(command, start_dir(&spec), spec.clone());
         if let Err(Refusal(_, message)) = self.start(id, launch, size) {

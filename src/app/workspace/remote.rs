@@ -4,10 +4,11 @@
 
 use crossbeam_channel::Receiver;
 
-use super::{not_started, Pane, Workspace};
+use super::{not_started, Pane, Refusal, Workspace};
 use crate::app::remote_threads::{LinkNews, Shown};
 use crate::app::secrets::{self, PaneSecrets};
 use crate::config::{RemoteThread, ThreadSpec};
+use crate::ctl::protocol::ErrorCode;
 use crate::ctl::protocol::PaneInfo;
 use crate::mux::PaneId;
 use crate::pty::PaneSession;
@@ -56,7 +57,20 @@ impl Workspace {
 
     /// Take what a link said: show remote panes that are there, and why others are not.
     pub fn take_link_news(&mut self, news: LinkNews) {
-        for shown in self.remote.take(news) {
+        let shown = self.remote.take(news);
+        self.show(shown);
+    }
+
+    /// `paddock ctl reconnect --host`: drop the link to `host` and connect again now.
+    pub(super) fn reconnect_host(&mut self, host: &str) -> Result<(), Refusal> {
+        let shown =
+            self.remote.reconnect(host).map_err(|why| Refusal(ErrorCode::BadRequest, why))?;
+        self.show(shown);
+        Ok(())
+    }
+
+    fn show(&mut self, shown: Vec<Shown>) {
+        for shown in shown {
             match shown {
                 Shown::Mirror { local, term, backing } => {
                     let session = PaneSession::mirror(term, backing);

@@ -34,6 +34,7 @@ pub const VERBS: &[&str] = &[
     "next_waiting",
     "mute",
     "unmute",
+    "reconnect",
     "stop",
 ];
 
@@ -109,6 +110,11 @@ pub enum Request {
     },
     Unmute {
         pane: u32,
+    },
+    /// Drop the connection to `host` (as the configuration names it) and connect again now:
+    /// its threads' panes run on there and are found again.
+    Reconnect {
+        host: String,
     },
     /// End the instance: every pane is closed.
     Stop,

@@ -20,6 +20,7 @@ fn every_request_round_trips_through_its_wire_form() {
         Request::Close { pane: 1 },
         Request::Kill { pane: 1 },
         Request::Resize { pane: 1, cols: 100, rows: 30 },
+        Request::Reconnect { host: "build-box".into() },
         Request::Stop,
     ];
     for request in requests {

@@ -64,6 +64,12 @@ fn a_local_and_a_remote_thread_open_side_by_side() {
             .unwrap_or_default();
         screen.contains("remote-side") && screen.contains("typed-here")
     });
+    // Its title strip here shows the host's look of it: its lock and its pulse.
+    wait_for("the remote pane's pulse in the window's view", || {
+        let replicas = window.lock().unwrap();
+        let look = replicas.view().and_then(|v| v.looks.get(&2).cloned()).unwrap_or_default();
+        look["lock"]["level"] == "locked" && look["pulse"]["state"].is_string()
+    });
     // The table names each pane's host.
     let table = text(&instance.run(&["ls"]).stdout);
     let header = table.lines().find(|l| l.contains("PANE")).unwrap_or_default().to_owned();
@@ -96,23 +102,30 @@ fn window_replicas(
     replicas
 }
 
-/// Kill the relays (`paddock server --stdio`) whose paddock uses `there`'s folders: the
-/// connection drops under the link, as when a network goes away.
-fn kill_relays(there: &Runtime) -> usize {
+/// The relays (`paddock server --stdio`) whose paddock uses `there`'s folders.
+fn relays(there: &Runtime) -> Vec<i32> {
     let marker = format!("XDG_RUNTIME_DIR={}", there.run.display());
-    let mut killed = 0;
+    let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
         let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
         if has(&cmdline, b"--stdio") && has(&environ, marker.as_bytes()) {
-            // SAFETY: kill(2) on a process of this test's.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            killed += 1;
+            found.push(pid);
         }
     }
-    killed
+    found
+}
+
+/// Kill the relays: the connection drops under the link, as when a network goes away.
+fn kill_relays(there: &Runtime) -> usize {
+    let found = relays(there);
+    for pid in &found {
+        // SAFETY: kill(2) on a process of this test's.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    found.len()
 }
 
 /// The highest `tick-N` on the screen.
@@ -157,4 +170,27 @@ fn a_dropped_link_reconnects_and_loses_nothing() {
     for n in at_drop..=last_tick(&screen) {
         assert!(screen.contains(&format!("tick-{n}\n")), "tick-{n} is missing:\n{screen}");
     }
+
+    // Asked to (`ctl reconnect --host`): the connection is made again at once, through a
+    // new relay, and the same agent goes on.
+    let old = relays(&there);
+    assert_eq!(old.len(), 1, "{old:?}");
+    let at_ask = last_tick(&instance.capture("1"));
+    instance.ctl(&["reconnect", "--host", "box"]);
+    wait_for("a new relay, the old one gone", || {
+        let now = relays(&there);
+        now.len() == 1 && now != old
+    });
+    wait_for("the link to be back", || instance.pane(1)["status"] == "running");
+    wait_for("ticks printed after reconnecting", || {
+        screen = instance.capture("1");
+        last_tick(&screen) > at_ask + 3
+    });
+    for n in at_ask..=last_tick(&screen) {
+        assert!(screen.contains(&format!("tick-{n}\n")), "tick-{n} is missing:\n{screen}");
+    }
+    let unknown = instance.run(&["ctl", "reconnect", "--host", "nowhere"]);
+    assert!(!unknown.status.success());
+    let said = text(&unknown.stderr);
+    assert!(said.contains("no thread here runs on \"nowhere\" (hosts: box)"), "{said}");
 }
