@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+#[cfg(unix)]
 use crate::app::remote_threads::HandedFor;
 use crate::config::ThreadSpec;
 use crate::mux::PaneId;
@@ -66,6 +67,7 @@ pub fn opened(vault: &mut Option<Vault>) -> Result<&Vault, String> {
 
 /// Release a remote thread's secrets (local pane `pane`) to the link to its host `host`:
 /// what to hand over, and the records to write once the host answers (`remote_threads`).
+#[cfg(unix)]
 pub fn hand_to_host(
     vault: &mut Option<Vault>,
     thread: &ThreadSpec,

@@ -8,6 +8,8 @@
 //!   throughput table with ratios, as committed in benches/README.md.
 //! - `bench-panes`: headless panes end to end beside tmux (throughput of `cat`, memory of 8
 //!   full panes); see `panes_bench`.
+//! - `bench-remote`: a thread on another host over a loopback sshd beside plain ssh (`cat`
+//!   throughput, echo latency); benches/remote.rs.
 
 mod attach_bench;
 mod panes_bench;
@@ -86,9 +88,10 @@ fn run_task() -> Result<()> {
         "bench-window" => window_bench::run(&workspace_root()),
         "bench-attach" => attach_bench::run(&workspace_root()),
         "bench-pulse" => pulse_bench::run(&workspace_root()),
+        "bench-remote" => step("bench-remote", cargo(&["bench", "--bench", "remote"])),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci|bless|bench|bench-panes|bench-window|bench-attach|bench-pulse>"
+                "usage: cargo xtask <ci|bless|bench|bench-panes|bench-window|bench-attach|bench-pulse|bench-remote>"
             );
             eprintln!("  ci [--busy N]  install test prerequisites and run every check (beside N");
             eprintln!("                 busy loops: no test may depend on an idle machine)");
@@ -99,6 +102,7 @@ fn run_task() -> Result<()> {
             eprintln!("  bench-attach  an attached window beside --single-process and Alacritty;");
             eprintln!("                attach latency and window memory with 8 full panes");
             eprintln!("  bench-pulse  the sampler's CPU with 16 panes; paddock ls beside tmux");
+            eprintln!("  bench-remote  a remote thread over a loopback sshd beside plain ssh");
             std::process::exit(2);
         }
     }

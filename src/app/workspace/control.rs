@@ -82,7 +82,13 @@ impl Workspace {
                 Ok(Reply::ok())
             }),
             Request::Mute { pane } => self.set_muted(PaneId(pane), true).map(|()| Reply::ok()),
+            #[cfg(unix)]
             Request::Reconnect { host } => self.reconnect_host(&host).map(|()| Reply::ok()),
+            #[cfg(not(unix))]
+            Request::Reconnect { host } => Err(Refusal(
+                ErrorCode::Failed,
+                format!("no thread runs on {host}: threads on other hosts need a Unix system"),
+            )),
             Request::Unmute { pane } => self.set_muted(PaneId(pane), false).map(|()| Reply::ok()),
             Request::NextWaiting => match self.focus_longest_waiting() {
                 Some(pane) => Ok(Reply { pane: Some(pane.0), ..Reply::ok() }),

@@ -70,6 +70,7 @@ impl Workspace {
     pub fn look_of(&self, pane: PaneId) -> Option<PaneLook> {
         // A remote thread's pane looks as its host shows it (name, lock, pulse), but for what
         // is this side's to say: its clipboard rule, and whether it is muted here.
+        #[cfg(unix)]
         if let Some((look, down)) = self.remote.look(pane) {
             let mut look: PaneLook = serde_json::from_value(look.clone()).ok()?;
             if down {

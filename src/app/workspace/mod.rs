@@ -506,6 +506,7 @@ impl Workspace {
         let old = self.panes.remove(&id).map(|p| p.session);
         // A thread of another host opens there again (the old pane there ends with its
         // mirror here), with its secrets released again.
+        #[cfg(unix)]
         if let Some(remote) = spec.remote.clone() {
             self.open_remote(id, &spec, &remote, size);
             return old.ok_or_else(|| Refusal::no_pane(id));
