@@ -483,7 +483,14 @@ fn describe_request(r: &Record) -> String {
 
 fn describe(r: &Record) -> String {
     let thread = r.thread.as_deref().map(|t| format!(" thread {t}")).unwrap_or_default();
-    let program = r.program.as_deref().unwrap_or("?");
+    let program = match (r.program.as_deref(), r.host.as_deref()) {
+        (Some(program), Some(host)) => format!("{program} on {host}"),
+        (None, Some(host)) => format!("a program on {host}"),
+        (program, None) => program.unwrap_or("?").to_owned(),
+    };
+    // Written by paddock, but a host's reasons pass through it: nothing may drive the terminal.
+    let reason = r.reason.as_deref().map(paddock::sandbox::visible);
+    let r = &Record { reason, ..r.clone() };
     let what = match r.event {
         Event::Released => match r.reason.as_deref() {
             Some(how) => format!("released to {program} ({how})"),
@@ -495,7 +502,10 @@ fn describe(r: &Record) -> String {
         Event::Failed => {
             format!("not released to {program}: {}", r.reason.as_deref().unwrap_or(""))
         }
-        Event::Closed => format!("pane closed; masked {} times", r.masked.unwrap_or(0)),
+        Event::Closed => match r.masked {
+            Some(masked) => format!("pane closed; masked {masked} times"),
+            None => "pane closed".to_owned(),
+        },
         Event::GitPlanted => {
             format!("left git something to run: {}", r.reason.as_deref().unwrap_or(""))
         }

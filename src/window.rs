@@ -62,6 +62,9 @@ pub fn relay_stdio(args: &RunArgs) -> anyhow::Result<u8> {
             }
         },
     };
+    // Secrets a link hands to a thread pass through this relay's buffers: its memory is
+    // kept from other processes of the user's (ptrace, /proc/PID/mem) and from core dumps.
+    paddock::vault::keep_memory_private();
     paddock::ctl::stdio_relay::relay(&attach_socket_of(&socket))?;
     Ok(0)
 }

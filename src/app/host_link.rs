@@ -10,6 +10,7 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -53,12 +54,30 @@ pub fn fingerprint_on(host: &Host, program: &str) -> Result<(String, String), St
     loop {
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         match link.events().recv_timeout(left) {
-            Ok(LinkEvent::Applied(Applied::Program { request: 1, found })) => return found,
+            Ok(LinkEvent::Applied(Applied::Program { request: 1, found })) => {
+                return found.map_err(|why| crate::sandbox::visible(&why)).and_then(fingerprint_ok)
+            }
             Ok(LinkEvent::Ended(why)) => return Err(format!("the connection ended: {why}")),
             Ok(_) => {}
             Err(_) => return Err(format!("{} did not answer within 30 s", host.destination)),
         }
     }
+}
+
+/// A host's answer for an approval, taken only as what it claims to be: an absolute path
+/// with nothing in it that could drive a terminal, and a SHA-256 in lowercase hex.
+fn fingerprint_ok((path, sha256): (String, String)) -> Result<(String, String), String> {
+    let reorders = crate::sandbox::visible(&path) != path;
+    if !path.starts_with('/') || reorders || path.len() > 4096 {
+        let shown = crate::sandbox::visible(&path);
+        return Err(format!("the host answered a path that is not one: {shown}"));
+    }
+    let hex = sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if sha256.len() != 64 || !hex {
+        let shown = crate::sandbox::visible(&sha256);
+        return Err(format!("the host answered a SHA-256 that is not one: {shown}"));
+    }
+    Ok((path, sha256))
 }
 
 impl Host {
@@ -75,7 +94,8 @@ impl Host {
         if self.destination.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(bad("it holds a space or a control character"));
         }
-        let mut argv: Vec<OsString> = vec!["ssh".into(), "-T".into()];
+        let ssh = trusted_ssh(std::env::var_os("PATH").as_deref())?;
+        let mut argv: Vec<OsString> = vec![ssh.into(), "-T".into()];
         for option in [
             "BatchMode=yes",
             "ServerAliveInterval=15",
@@ -110,6 +130,13 @@ pub enum LinkError {
     #[error("cannot run ssh: {0}")]
     Spawn(std::io::Error),
     #[error(
+        "no ssh that only root can change is on PATH{}: paddock's server hands secrets to the \
+         ssh it runs, so it runs none a program of yours (a locked agent among them) could \
+         have put there",
+        skipped_text(.0)
+    )]
+    NoTrustedSsh(Vec<PathBuf>),
+    #[error(
         "{host}: no paddock answered (is it installed there, and on the PATH a non-interactive \
          ssh login has? the host's `paddock_path` can name it){}",
         said_text(.said)
@@ -126,6 +153,41 @@ pub enum LinkError {
     Timeout { host: String, said: String },
     #[error("{host}: {source}{}", said_text(.said))]
     Wire { host: String, source: WireError, said: String },
+}
+
+fn skipped_text(skipped: &[PathBuf]) -> String {
+    if skipped.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = skipped.iter().map(|p| p.display().to_string()).collect();
+    format!(" (passed over: {})", names.join(", "))
+}
+
+/// The `ssh` paddock's server runs for a link: the first on `path_var` whose file, and every
+/// folder above it, belong to root and are writable by no one else. A folder on PATH that a
+/// locked agent may write (`~/.local/bin` in a lock's `write`, a project's `bin`) could
+/// otherwise hold an `ssh` of its making, which would run outside any lock and be handed the
+/// thread's secrets. Resolved through links, so what runs is the file checked.
+pub fn trusted_ssh(path_var: Option<&std::ffi::OsStr>) -> Result<PathBuf, LinkError> {
+    use std::os::unix::fs::MetadataExt;
+    let only_root = |path: &std::path::Path| {
+        path.ancestors().all(|step| {
+            std::fs::metadata(step).is_ok_and(|meta| meta.uid() == 0 && meta.mode() & 0o022 == 0)
+        })
+    };
+    let mut skipped = Vec::new();
+    for folder in std::env::split_paths(path_var.unwrap_or_default()) {
+        let candidate = folder.join("ssh");
+        let Ok(real) = candidate.canonicalize() else { continue };
+        if !folder.is_absolute() || !real.is_file() {
+            continue;
+        }
+        if only_root(&real) {
+            return Ok(real);
+        }
+        skipped.push(candidate);
+    }
+    Err(LinkError::NoTrustedSsh(skipped))
 }
 
 fn said_text(said: &str) -> String {
@@ -154,6 +216,8 @@ pub struct HostLink {
     replicas: Arc<Mutex<Replicas>>,
     events: Receiver<LinkEvent>,
     said: Arc<Mutex<String>>,
+    /// Closed by the writer thread when it ends (everything queued written, or ssh gone).
+    written: Receiver<()>,
 }
 
 impl HostLink {
@@ -236,10 +300,12 @@ impl HostLink {
             .name("link-reader".into())
             .spawn(move || read_frames(from, &into, &tell));
         let (queue, queued) = crossbeam_channel::bounded(MOST_QUEUED);
-        let _ = std::thread::Builder::new()
-            .name("link-writer".into())
-            .spawn(move || write_frames(to, &queued));
-        Ok(HostLink { host: name, child, to: queue, replicas, events, said })
+        let (done, written) = crossbeam_channel::bounded::<()>(0);
+        let _ = std::thread::Builder::new().name("link-writer".into()).spawn(move || {
+            write_frames(to, &queued);
+            drop(done);
+        });
+        Ok(HostLink { host: name, child, to: queue, replicas, events, said, written })
     }
 
     pub fn host(&self) -> &str {
@@ -326,8 +392,12 @@ impl HostLink {
 
 impl Drop for HostLink {
     fn drop(&mut self) {
-        // The remote server and its panes run on: only this connection ends.
+        // The remote server and its panes run on: only this connection ends. What was queued
+        // (a pane's close above all) goes first: the queue ends, and the writer has up to 2 s
+        // to write it.
         let _ = self.send(&ToServer::Detach);
+        self.to = crossbeam_channel::bounded(0).0;
+        let _ = self.written.recv_timeout(Duration::from_secs(2));
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -441,7 +511,52 @@ fn keep_said(mut stderr: impl Read, said: &Mutex<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{shell_quote, Host};
+    use super::{fingerprint_ok, shell_quote, trusted_ssh, Host};
+
+    /// An `ssh` in a folder this user can write is passed over for root's, however early on
+    /// PATH; with none of root's, no link is made.
+    #[test]
+    fn only_an_ssh_only_root_can_change_is_run() {
+        let Some(system) = ["/usr/bin/ssh", "/bin/ssh"]
+            .into_iter()
+            .map(std::path::Path::new)
+            .find(|p| p.is_file())
+        else {
+            return; // no OpenSSH client here: nothing to choose between
+        };
+        let planted =
+            std::env::temp_dir().join(format!("paddock-planted-ssh-{}", std::process::id()));
+        std::fs::create_dir_all(&planted).expect("folder");
+        std::fs::write(planted.join("ssh"), "#!/bin/sh\necho planted\n").expect("ssh");
+        // Writable by others than its owner, whoever owns it (a test run as root in a private
+        // temp folder too).
+        let writable = std::os::unix::fs::PermissionsExt::from_mode(0o777);
+        std::fs::set_permissions(&planted, writable).expect("chmod");
+        let system_folder = system.parent().expect("folder").as_os_str().to_owned();
+        let path = std::env::join_paths([planted.as_os_str(), &system_folder]).expect("PATH");
+        let chosen = trusted_ssh(Some(&path)).expect("root's ssh");
+        assert_eq!(chosen, system.canonicalize().expect("real"));
+        let only_planted = trusted_ssh(Some(planted.as_os_str())).expect_err("refused");
+        let said = only_planted.to_string();
+        assert!(said.contains("passed over") && said.contains("paddock-planted-ssh"), "{said}");
+        let _ = std::fs::remove_dir_all(planted);
+    }
+
+    #[test]
+    fn a_hosts_fingerprint_is_taken_only_as_a_path_and_a_hash() {
+        let sha = "ab".repeat(32);
+        assert!(fingerprint_ok(("/usr/bin/claude".into(), sha.clone())).is_ok());
+        for (path, hash) in [
+            ("relative/tool", sha.as_str()),
+            ("/tmp/tool\u{1b}[2K\rapprove /usr/bin/SAFE", sha.as_str()),
+            ("/tmp/\u{202e}loot", sha.as_str()),
+            ("/usr/bin/claude", "\u{1b}[31mRED"),
+            ("/usr/bin/claude", &"AB".repeat(32)),
+        ] {
+            let refused = fingerprint_ok((path.into(), hash.into())).expect_err(path);
+            assert!(!refused.contains('\u{1b}') && !refused.contains('\u{202e}'), "{refused}");
+        }
+    }
 
     #[test]
     fn the_destination_follows_the_options_and_cannot_be_one() {

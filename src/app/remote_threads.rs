@@ -30,9 +30,28 @@ const MOST_BACKOFF: Duration = Duration::from_secs(30);
 
 /// What a link's threads tell the main loop.
 pub enum LinkNews {
-    Connected { host: String, attempt: u64, result: Result<HostLink, String> },
-    Event { host: String, attempt: u64, event: LinkEvent },
+    Connected {
+        host: String,
+        attempt: u64,
+        result: Result<HostLink, String>,
+    },
+    Event {
+        host: String,
+        attempt: u64,
+        event: LinkEvent,
+    },
+    /// The time for the host to answer `request` is up.
+    Overdue {
+        host: String,
+        attempt: u64,
+        request: u32,
+    },
 }
+
+/// How long a host may take to answer a thread it was asked to open (its lock, worktree and
+/// secrets decided there): then the pane says it did not open, and its secrets' records say
+/// they did not start.
+const OPEN_WAIT: Duration = Duration::from_secs(30);
 
 /// What the workspace should show in a local pane.
 pub enum Shown {
@@ -153,6 +172,8 @@ impl RemoteThreads {
             (Phase::Up, Some(link)) => {
                 self.next_request += 1;
                 ask(&link, &mut entry.asked, self.next_request, opening);
+                let due = Overdue::new(&self.news_in, &self.wake, &host.name, entry.attempt);
+                due.after(self.next_request);
             }
             // Asked once the link is up (again).
             _ => entry.waiting.push(opening),
@@ -196,9 +217,9 @@ impl RemoteThreads {
     /// Take what a link said; returns what the workspace should show where.
     pub fn take(&mut self, news: LinkNews) -> Vec<Shown> {
         let (host, attempt) = match &news {
-            LinkNews::Connected { host, attempt, .. } | LinkNews::Event { host, attempt, .. } => {
-                (host.clone(), *attempt)
-            }
+            LinkNews::Connected { host, attempt, .. }
+            | LinkNews::Event { host, attempt, .. }
+            | LinkNews::Overdue { host, attempt, .. } => (host.clone(), *attempt),
         };
         // A replaced link's news (its ending, above all) is not the host's.
         if self.hosts.get(&host).is_none_or(|entry| entry.attempt != attempt) {
@@ -207,6 +228,53 @@ impl RemoteThreads {
         match news {
             LinkNews::Connected { host, result, .. } => self.connected(&host, result),
             LinkNews::Event { host, event, .. } => self.event(&host, event),
+            LinkNews::Overdue { host, request, .. } => self.overdue(&host, request),
+        }
+    }
+
+    /// The host has not answered `request` in time: its pane says so, and an answer that
+    /// comes after all closes what it opened (`event`).
+    fn overdue(&mut self, host: &str, request: u32) -> Vec<Shown> {
+        let Some(entry) = self.hosts.get_mut(host) else { return Vec::new() };
+        let Some(Asked { local, records }) = entry.asked.remove(&request) else {
+            return Vec::new();
+        };
+        let text = format!("{host} did not answer within {} s", OPEN_WAIT.as_secs());
+        record_answer(records, host, Err(&text));
+        vec![Shown::Notice { local, text }]
+    }
+
+    /// The local pane `local` is gone (closed, or started again): forget what it asked of its
+    /// host. Secrets waiting to be sent are dropped; a request not answered yet has its
+    /// records say the program did not start here. With `idle_link_goes`, a host with nothing
+    /// left to do here is disconnected (no reconnecting for panes nobody has).
+    pub fn forget(&mut self, local: PaneId, idle_link_goes: bool) {
+        let mut idle = Vec::new();
+        for (host, entry) in self.hosts.iter_mut() {
+            let (gone, waiting) = std::mem::take(&mut entry.waiting)
+                .into_iter()
+                .partition::<Vec<_>, _>(|o| o.local == local);
+            entry.waiting = waiting;
+            for opening in gone {
+                let records = opening.secrets.map(|s| (s.records, s.state));
+                record_answer(records, host, Err("its pane closed before it was sent to the host"));
+            }
+            let unanswered: Vec<u32> =
+                entry.asked.iter().filter(|(_, a)| a.local == local).map(|(r, _)| *r).collect();
+            for request in unanswered {
+                if let Some(Asked { records, .. }) = entry.asked.remove(&request) {
+                    record_answer(records, host, Err("its pane closed before the host answered"));
+                }
+            }
+            entry.panes.retain(|_, linked| linked.local != local);
+            if entry.waiting.is_empty() && entry.asked.is_empty() && entry.panes.is_empty() {
+                idle.push(host.clone());
+            }
+        }
+        if idle_link_goes {
+            for host in idle {
+                self.hosts.remove(&host);
+            }
         }
     }
 
@@ -242,6 +310,8 @@ impl RemoteThreads {
                 for opening in std::mem::take(&mut entry.waiting) {
                     self.next_request += 1;
                     ask(&link, &mut entry.asked, self.next_request, opening);
+                    let due = Overdue::new(&self.news_in, &self.wake, host, entry.attempt);
+                    due.after(self.next_request);
                 }
                 for linked in entry.panes.values() {
                     let mut status = lock(&linked.status);
@@ -259,6 +329,7 @@ impl RemoteThreads {
                     Vec::new()
                 }
                 Phase::Connecting => {
+                    let why = host_words(&why);
                     let text =
                         format!("this thread runs on {host}, which cannot be reached:\n{why}");
                     let shown = entry
@@ -279,7 +350,14 @@ impl RemoteThreads {
         let mut shown = Vec::new();
         match event {
             LinkEvent::Applied(Applied::Opened { request, pane, withheld }) => {
-                if let Some(Asked { local, records }) = entry.asked.remove(&request) {
+                let asked = entry.asked.remove(&request);
+                if asked.is_none() {
+                    // Opened after its pane here gave up on it, or closed: it ends there too.
+                    if let Some(link) = lock(&entry.slot).clone() {
+                        let _ = link.close_pane(pane);
+                    }
+                }
+                if let Some(Asked { local, records }) = asked {
                     record_answer(records, host, Ok(&withheld));
                     let status = Arc::new(Mutex::new(PaneStatus::Running));
                     let linked = Linked { local, status, info: None, look: None, mirrored: false };
@@ -289,7 +367,7 @@ impl RemoteThreads {
             LinkEvent::Applied(Applied::NotOpened { request, reason }) => {
                 if let Some(Asked { local, records }) = entry.asked.remove(&request) {
                     record_answer(records, host, Err(&reason));
-                    let text = format!("{host} did not open this thread:\n{reason}");
+                    let text = format!("{host} did not open this thread:\n{}", host_words(&reason));
                     shown.push(Shown::Notice { local, text });
                 }
             }
@@ -376,6 +454,53 @@ impl RemoteThreads {
     }
 }
 
+/// What a host (or the ssh that reaches it) said, fit to show here: each line's controls and
+/// reordering characters made visible, at most 4 KiB. A host is not trusted to write to this
+/// machine's screen or log.
+fn host_words(text: &str) -> String {
+    let mut words: String =
+        text.lines().map(crate::sandbox::visible).collect::<Vec<_>>().join("\n");
+    if words.len() > 4096 {
+        let mut end = 4096;
+        while !words.is_char_boundary(end) {
+            end -= 1;
+        }
+        words.truncate(end);
+        words.push('…');
+    }
+    words
+}
+
+/// Tells the main loop, `OPEN_WAIT` after a request, that its time is up.
+struct Overdue {
+    news: Sender<LinkNews>,
+    wake: Arc<dyn Fn() + Send + Sync>,
+    host: String,
+    attempt: u64,
+}
+
+impl Overdue {
+    fn new(
+        news: &Sender<LinkNews>,
+        wake: &Arc<dyn Fn() + Send + Sync>,
+        host: &str,
+        attempt: u64,
+    ) -> Overdue {
+        let (news, wake) = (news.clone(), wake.clone());
+        Overdue { news, wake, host: host.to_owned(), attempt }
+    }
+
+    fn after(self, request: u32) {
+        let _ = std::thread::Builder::new().name("link-open-wait".into()).spawn(move || {
+            std::thread::sleep(OPEN_WAIT);
+            let Overdue { news, wake, host, attempt } = self;
+            if news.send(LinkNews::Overdue { host, attempt, request }).is_ok() {
+                wake();
+            }
+        });
+    }
+}
+
 /// Requests the host never answered, now that its link is gone: it may have opened them, or
 /// not. Their panes say so, and their secrets' records say they did not start.
 fn unanswered(entry: &mut HostEntry, host: &str, why: &str) -> Vec<Shown> {
@@ -422,9 +547,12 @@ fn record_answer(
         record.time = utc_now();
         match answer {
             Ok(withheld) => {
+                // The value reached the host either way: released, with what the host says.
                 if let Some((_, why)) = withheld.iter().find(|(name, _)| *name == record.secret) {
-                    record.event = Event::Withheld;
-                    record.reason = Some(format!("withheld on {host}: {why}"));
+                    let why = host_words(why);
+                    record.reason = Some(format!(
+                        "handed to {host}, which withheld it from the program: {why}"
+                    ));
                 }
             }
             Err(why) => {

@@ -78,8 +78,9 @@ pub fn hand_to_host(
         return Ok(None);
     }
     let vault = opened(vault)?;
+    let program = thread.command.first().map(String::as_str);
     let out =
-        crate::vault::handed::for_host(vault, &thread.secrets, &thread.name, pane, None, host)
+        crate::vault::handed::for_host(vault, &thread.secrets, &thread.name, pane, program, host)
             .map_err(|e| e.to_string())?;
     let state = vault.state().to_owned();
     Ok(Some(HandedFor { handed: out.handed, records: out.records, state }))

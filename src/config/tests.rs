@@ -190,6 +190,7 @@ fn the_example_parses_into_exactly_the_documented_values() {
             },
             ThreadSpec {
                 name: "remote".into(),
+                command: vec!["claude".into()],
                 remote: Some(RemoteThread {
                     host: HostSettings {
                         name: "build".into(),

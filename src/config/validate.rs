@@ -327,7 +327,18 @@ fn thread_spec(
         let clipboard = raw.clipboard;
         let given = raw.secrets.as_deref().unwrap_or_default();
         let secrets = remote_secrets(check, &at.field("secrets"), given);
-        let spec = ThreadSpec { name, place, remote, clipboard, secrets, ..ThreadSpec::default() };
+        // Its program, as written: a pinned secret is sent only with a command that could be
+        // the pinned program (the host checks the file itself).
+        let command = raw.command.clone().unwrap_or_default();
+        let spec = ThreadSpec {
+            name,
+            place,
+            remote,
+            clipboard,
+            secrets,
+            command,
+            ..ThreadSpec::default()
+        };
         return (check.diagnostics.len() == before).then_some(spec);
     }
     let command = match raw.command {

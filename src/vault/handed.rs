@@ -103,15 +103,26 @@ pub fn for_host(
                 approved_at: a.approved_at.clone(),
             })
             .collect();
-        if let (Some(pin), true) = (&secret.pin, approved.is_empty()) {
-            let why = format!(
-                "pinned to {pin}; no program on {host} is approved for it yet: `paddock vault \
-                 approve {} PROGRAM --host {host}`",
-                secret.name
-            );
-            audit.append(&record(&secret.name, Event::Withheld, Some(why.clone())))?;
-            out.handed.withheld.push((secret.name.clone(), why));
-            continue;
+        if let Some(pin) = &secret.pin {
+            let why = if approved.is_empty() {
+                Some(format!(
+                    "pinned to {pin}; no program on {host} is approved for it yet: `paddock \
+                     vault approve {} PROGRAM --host {host}`",
+                    secret.name
+                ))
+            } else if !could_be_pinned(pin, program, &approved) {
+                let runs = program.unwrap_or("its shell");
+                Some(format!("pinned to {pin}; this thread runs {runs} on {host}"))
+            } else {
+                None
+            };
+            // Withheld here, before the value leaves this machine: the host checks the file
+            // itself, but a value it would refuse should never reach it.
+            if let Some(why) = why {
+                audit.append(&record(&secret.name, Event::Withheld, Some(why.clone())))?;
+                out.handed.withheld.push((secret.name.clone(), why));
+                continue;
+            }
         }
         let how = format!("handed to {host}'s paddock over ssh for this pane, in its memory only");
         out.records.push(record(&secret.name, Event::Released, Some(how)));
@@ -121,6 +132,15 @@ pub fn for_host(
         audit.check()?;
     }
     Ok(out)
+}
+
+/// Whether a thread on a host that runs `program` (its command's first word, as written)
+/// could be running the program `pin` names, as far as this machine can tell without the
+/// host's files: its name is the pin's, or an approved program's, file name.
+fn could_be_pinned(pin: &str, program: Option<&str>, approved: &[ApprovedProgram]) -> bool {
+    let name = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
+    let Some(program) = program.map(name).filter(|p| !p.is_empty()) else { return false };
+    name(pin) == program || approved.iter().any(|a| name(&a.path) == program)
 }
 
 /// On the host: decide for a spawn with what was handed, as the vault would with its own
@@ -178,4 +198,57 @@ pub fn release_handed(handed: &Handed, request: &Request<'_>) -> Result<Released
     released.withheld.extend(withheld);
     released.records.clear();
     Ok(released)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vault::pin::Fingerprint;
+    use crate::vault::store::MemoryStore;
+
+    /// A pinned value leaves this machine only for a thread whose command could be the pinned
+    /// program, and only with an approval for a program on that host.
+    #[test]
+    fn a_pinned_value_is_sent_only_where_it_could_be_used() {
+        let state = std::env::temp_dir().join(format!("paddock-handed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let vault = Vault::new(Box::<MemoryStore>::default(), "test".into(), state.clone());
+        vault.set("p", b"pinned-value").expect("set");
+        vault.set("o", b"open-value").expect("set");
+        let secrets = [
+            SecretRef {
+                name: "p".into(),
+                env: "P".into(),
+                pin: Some("/opt/tool".into()),
+                broker: None,
+            },
+            SecretRef { name: "o".into(), env: "O".into(), pin: None, broker: None },
+        ];
+        let hand = |program| for_host(&vault, &secrets, "far", 1, program, "box").expect("hand");
+        let sent =
+            |out: &ForHost| out.handed.secrets.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        // No approval for a program on that host: only the open one goes.
+        let out = hand(Some("/opt/tool"));
+        assert_eq!(sent(&out), ["o"]);
+        assert!(out.handed.withheld[0].1.contains("--host box"), "{:?}", out.handed.withheld);
+        let on_box = Fingerprint { path: "/opt/tool".into(), sha256: "ab".repeat(32) };
+        let here = Fingerprint { path: "/opt/tool".into(), sha256: "cd".repeat(32) };
+        let approvals = Approvals::default().approve_on(Some("box"), "p", &on_box, "t".into());
+        approvals.approve("p", &here, "t".into()).save(&state).expect("save");
+        // Approved there, but the thread runs a shell: withheld here, never sent.
+        let out = hand(Some("bash"));
+        assert_eq!(sent(&out), ["o"]);
+        assert!(out.handed.withheld[0].1.contains("this thread runs bash on box"));
+        assert_eq!(sent(&hand(None)), ["o"]);
+        // The pinned program: sent, with the host's approval only (not this machine's).
+        let out = hand(Some("tool"));
+        assert_eq!(sent(&out), ["p", "o"]);
+        let approved = &out.handed.secrets[0].approved;
+        assert_eq!(approved.len(), 1);
+        assert_eq!(
+            (approved[0].path.as_str(), approved[0].sha256.as_str()),
+            ("/opt/tool", &*"ab".repeat(32))
+        );
+        let _ = std::fs::remove_dir_all(state);
+    }
 }

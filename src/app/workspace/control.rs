@@ -344,9 +344,17 @@ impl Workspace {
                     shown.lock = info.lock;
                     shown.pulse = info.pulse;
                     shown.secrets = info.secrets;
-                    shown.title = info.title;
-                    shown.command = info.command;
+                    // The host's words, shown here: nothing in them may drive a terminal.
+                    let visible = |text: &str| crate::sandbox::visible(text);
+                    shown.title = info.title.as_deref().map(visible);
+                    shown.command = info.command.iter().map(|word| visible(word)).collect();
                 }
+            }
+            // A remote thread whose host could not be reached, or did not open it, still
+            // belongs to that host.
+            let remote = self.panes.get(&id).and_then(|p| p.thread.as_ref()?.remote.as_ref());
+            if let (Some(shown), Some(remote)) = (panes.last_mut(), remote) {
+                shown.host.get_or_insert_with(|| remote.host.name.clone());
             }
         }
         InstanceInfo {

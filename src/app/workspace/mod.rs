@@ -449,7 +449,9 @@ impl Workspace {
 
     /// Whether `pane`'s thread is defined differently now (or no longer) than when it started.
     pub fn config_changed(&self, pane: PaneId) -> bool {
-        let Some(started) = self.panes.get(&pane).and_then(|p| p.thread.as_ref()) else {
+        // A linked thread is defined by the link, never by this host's configuration.
+        let entry = self.panes.get(&pane).filter(|p| p.linked_size.is_none());
+        let Some(started) = entry.and_then(|p| p.thread.as_ref()) else {
             return false;
         };
         self.threads.iter().find(|t| t.name == started.name) != Some(started)
@@ -508,6 +510,7 @@ impl Workspace {
         // mirror here), with its secrets released again.
         #[cfg(unix)]
         if let Some(remote) = spec.remote.clone() {
+            self.remote.forget(id, false);
             self.open_remote(id, &spec, &remote, size);
             return old.ok_or_else(|| Refusal::no_pane(id));
         }
@@ -706,6 +709,8 @@ impl Workspace {
     pub fn take(&mut self, pane: PaneId) -> Option<PaneSession> {
         #[cfg(unix)]
         self.attached.closed(pane);
+        #[cfg(unix)]
+        self.remote.forget(pane, true);
         let entry = self.panes.remove(&pane)?;
         if let Some(sampler) = &self.sampler {
             sampler.forget(pane.0);

@@ -237,3 +237,77 @@ echo ALL-DONE; exec sleep 600"#;
     let on_disk: Vec<&String> = on_disk.iter().filter(|f| !f.ends_with("fake.log")).collect();
     assert!(on_disk.is_empty(), "the key written on the host: {on_disk:?}");
 }
+
+/// A host that greets and then never answers: a thread's pane says so after 30 s, and every
+/// value handed to it is on record here as not started, as is one whose pane was closed
+/// while waiting; the server stays responsive throughout.
+#[test]
+fn a_host_that_never_answers_leaves_every_handed_value_on_record() {
+    let test =
+        "headless::remote::secrets::a_host_that_never_answers_leaves_every_handed_value_on_record";
+    if rerun_inside(KEYUTILS, test) {
+        return;
+    }
+    let here = Runtime::new();
+    let Some(sshd) = Sshd::start(test, &here.dir.join("sshd")) else { return };
+    // The relay's preamble and a hello of this version, then nothing, ever.
+    let mute = here.dir.join("mute-paddock");
+    let version = paddock::ctl::wire::VERSION;
+    std::fs::write(
+        &mute,
+        format!(
+            "#!/bin/sh\nprintf '\\npaddock-stdio\\n\\007\\000\\000\\000\\001\\{:03o}\\000\\001\\000\\000\\000'\nexec cat > /dev/null\n",
+            version
+        ),
+    )
+    .expect("mute host");
+    std::fs::set_permissions(&mute, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
+    write_config(
+        &here,
+        &format!(
+            r#"(
+            hosts: {{"mute": (destination: {destination:?}, paddock_path: {mute:?},
+                              ssh_options: [{options}])}},
+            threads: [
+                (name: "waits", host: "mute", command: ["cat"], secrets: [(name: "k", env: "K")]),
+                (name: "closed", host: "mute", command: ["cat"], secrets: [(name: "k", env: "K")]),
+            ],
+        )"#,
+            destination = sshd.destination(),
+            mute = mute.display().to_string(),
+            options = options.join(", "),
+        ),
+    );
+    set_secret(&here, "k", "mute-value-31c9");
+    let instance = here.start(&[]);
+    let audit = || {
+        let log = here.paddock(&["vault", "log", "--json"]).output().expect("log");
+        text(&log.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .map(|r| {
+                let reason = r["reason"].as_str().unwrap_or_default().to_owned();
+                (r["thread"].as_str().unwrap_or_default().to_owned(), r["event"].clone(), reason)
+            })
+            .collect::<Vec<_>>()
+    };
+    // Closed while its host has not answered: on record as not started.
+    instance.ctl(&["close", "--pane", "2"]);
+    crate::headless::wait_for("the closed pane's record", || {
+        audit().iter().any(|(thread, event, _)| thread == "closed" && event == "failed")
+    });
+    let screen = instance.wait_for_text("1", "did not answer within 30 s");
+    assert!(screen.contains("mute"), "{screen}");
+    let records = audit();
+    let waits: Vec<_> = records.iter().filter(|(t, _, _)| t == "waits").collect();
+    assert_eq!(waits.len(), 1, "{records:?}");
+    assert_eq!(waits[0].1, "failed", "{records:?}");
+    assert!(waits[0].2.contains("did not answer within 30 s"), "{records:?}");
+    let closed: Vec<_> =
+        records.iter().filter(|(t, e, _)| t == "closed" && e == "failed").collect();
+    assert_eq!(closed.len(), 1, "one record, not one per drop: {records:?}");
+    assert!(closed[0].2.contains("its pane closed before"), "{records:?}");
+    assert_eq!(instance.pane(1)["host"], "mute");
+}
