@@ -466,7 +466,9 @@ fn a_thread_on_another_host_keeps_its_definition_for_that_host() {
     let config = parse(text).expect("parses: the host's paths are the host's to check");
     let far = &config.threads[1];
     assert_eq!(far.place, Placement::RightOf("here".into()));
-    assert!(far.lock.is_none() && far.command.is_empty(), "nothing of it runs here");
+    assert!(far.lock.is_none() && far.cwd.is_none(), "nothing of it runs here");
+    // Its command is kept as written, for a pinned secret's check before it is sent.
+    assert_eq!(far.command, ["claude"]);
     let remote = far.remote.as_ref().expect("remote");
     assert_eq!(remote.host.destination, "me@build-box");
     assert_eq!(remote.host.paddock_path, "/opt/p/paddock");
