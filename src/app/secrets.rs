@@ -86,9 +86,17 @@ pub fn hand_to_host(
     Ok(Some(HandedFor { handed: out.handed, records: out.records, state }))
 }
 
+/// Where a pane's values come from: this machine's vault, or what a link handed for a thread
+/// a paddock on another host opened here (pins checked against the program here; nothing
+/// recorded here).
+pub enum Values<'a> {
+    Vault(&'a mut Option<Vault>),
+    Handed(&'a Handed),
+}
+
 /// Release `thread`'s secrets for a pane that runs `argv`; why not, when it must not start.
 pub fn grant(
-    vault: &mut Option<Vault>,
+    values: Values<'_>,
     thread: &ThreadSpec,
     argv: &[String],
     cwd: Option<&Path>,
@@ -97,37 +105,15 @@ pub fn grant(
     if thread.secrets.is_empty() {
         return Ok(Granted::default());
     }
-    let vault = opened(vault)?;
     // The program is looked up on the PATH it will run with.
     let path_var = path_of(thread);
     let request =
         Request { secrets: &thread.secrets, argv, cwd, path_var, thread: Some(&thread.name), pane };
-    let released = release(vault, &request).map_err(|e| e.to_string())?;
-    Ok(granted(released))
-}
-
-/// Decide `thread`'s secrets with the values a link `handed` for it (a thread a paddock on
-/// another host opened here): pins checked against the program here; nothing recorded here.
-pub fn grant_handed(
-    handed: &Handed,
-    thread: &ThreadSpec,
-    argv: &[String],
-    cwd: Option<&Path>,
-    PaneId(pane): PaneId,
-) -> Result<Granted, String> {
-    if thread.secrets.is_empty() {
-        return Ok(Granted::default());
-    }
-    let request = Request {
-        secrets: &thread.secrets,
-        argv,
-        cwd,
-        path_var: path_of(thread),
-        thread: Some(&thread.name),
-        pane,
+    let released = match values {
+        Values::Vault(vault) => release(opened(vault)?, &request),
+        Values::Handed(handed) => release_handed(handed, &request),
     };
-    let released = release_handed(handed, &request).map_err(|e| e.to_string())?;
-    Ok(granted(released))
+    Ok(granted(released.map_err(|e| e.to_string())?))
 }
 
 /// The `PATH` a thread's program is looked up on.

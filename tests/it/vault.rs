@@ -86,14 +86,19 @@ fn vault(runtime: &Runtime, args: &[&str], stdin: &str) -> Output {
 /// `paddock vault approve NAME PROGRAM` on a terminal (util-linux `script` gives it one),
 /// answering the question with `typed`.
 fn approve_at_a_terminal(runtime: &Runtime, name: &str, program: &str, typed: &str) -> Output {
-    let command = runtime.paddock(&[]);
+    let mut command = runtime.paddock(&[]);
+    command.env("XDG_STATE_HOME", state_home());
+    at_a_terminal(&command, &["vault", "approve", name, program], typed)
+}
+
+/// `command ARGS` (its program and environment) on a terminal of its own (util-linux
+/// `script` gives it one), `typed` on it.
+pub(crate) fn at_a_terminal(command: &Command, args: &[&str], typed: &str) -> Output {
     let quoted = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
-    let line = format!(
-        "{} vault approve {} {}",
-        quoted(&command.get_program().to_string_lossy()),
-        quoted(name),
-        quoted(program)
-    );
+    let mut line = quoted(&command.get_program().to_string_lossy());
+    for arg in args {
+        line = format!("{line} {}", quoted(arg));
+    }
     let mut script = Command::new("script");
     script.args(["-qec", &line, "/dev/null"]);
     for (key, value) in command.get_envs() {
@@ -102,7 +107,6 @@ fn approve_at_a_terminal(runtime: &Runtime, name: &str, program: &str, typed: &s
             None => script.env_remove(key),
         };
     }
-    script.env("XDG_STATE_HOME", state_home());
     let mut child = script
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -55,18 +55,17 @@ impl Workspace {
             env.push(("PADDOCK_THREAD".into(), thread.name.clone()));
             env.extend(thread.env.iter().cloned());
         }
-        let granted = match (thread, &launch.handed) {
-            (Some(thread), Some(handed)) => {
+        let granted = match thread {
+            Some(thread) => {
+                let values = match &launch.handed {
+                    Some(handed) => secrets::Values::Handed(handed),
+                    None => secrets::Values::Vault(&mut self.vault),
+                };
                 let cwd = launch.cwd.as_deref();
-                secrets::grant_handed(handed, thread, &launch.command, cwd, pane)
+                secrets::grant(values, thread, &launch.command, cwd, pane)
                     .map_err(|why| Refusal(ErrorCode::Failed, why))?
             }
-            (Some(thread), None) => {
-                let cwd = launch.cwd.as_deref();
-                secrets::grant(&mut self.vault, thread, &launch.command, cwd, pane)
-                    .map_err(|why| Refusal(ErrorCode::Failed, why))?
-            }
-            (None, _) => Granted::default(),
+            None => Granted::default(),
         };
         let Granted {
             env: secret_env,

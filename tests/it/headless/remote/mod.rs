@@ -126,6 +126,18 @@ pub(super) fn started_server(runtime: &Runtime) -> PathBuf {
     found.expect("a socket")
 }
 
+/// The configuration's `hosts` with one entry, `name`, reaching `sshd` with its paddock at
+/// `paddock` (a wrapper giving it folders of its own, or a fake).
+pub(super) fn hosts_entry(sshd: &sshd::Sshd, name: &str, paddock: &Path) -> String {
+    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
+    format!(
+        "hosts: {{{name:?}: (destination: {:?}, paddock_path: {:?}, ssh_options: [{}])}},",
+        sshd.destination(),
+        paddock.display().to_string(),
+        options.join(", ")
+    )
+}
+
 /// Stops the server a relay started when the test ends, however it ends.
 pub(super) struct StopServer<'a>(&'a Runtime, PathBuf);
 

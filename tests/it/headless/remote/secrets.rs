@@ -5,45 +5,18 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
 use super::sshd::Sshd;
-use super::{remote_paddock, started_server, StopServer};
+use super::{hosts_entry, remote_paddock, started_server, StopServer};
 use crate::headless::agent::Stage;
 use crate::headless::broker::{fake_requests, set_secret, test_key};
 use crate::headless::config::write_config;
 use crate::headless::{text, Runtime};
-use crate::vault::{rerun_inside, KEYUTILS};
+use crate::vault::{at_a_terminal, rerun_inside, KEYUTILS};
 
 const OPEN_VALUE: &str = "rmt-open-7f3a9c2e51d4";
 const PINNED_VALUE: &str = "rmt-pin-b81d5e07aa3c";
-
-/// `paddock ARGS` as the user here runs it, on a terminal (`script` gives it one), answering
-/// with `typed`.
-fn at_a_terminal(runtime: &Runtime, args: &[&str], typed: &str) -> Output {
-    let command = runtime.paddock(&[]);
-    let quoted = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
-    let mut line = quoted(&command.get_program().to_string_lossy());
-    for arg in args {
-        line = format!("{line} {}", quoted(arg));
-    }
-    let mut script = Command::new("script");
-    script.args(["-qec", &line, "/dev/null"]);
-    for (key, value) in command.get_envs() {
-        match value {
-            Some(value) => script.env(key, value),
-            None => script.env_remove(key),
-        };
-    }
-    let mut child = script
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("script");
-    child.stdin.take().expect("stdin").write_all(typed.as_bytes()).expect("typed");
-    child.wait_with_output().expect("script output")
-}
 
 /// Every file under `folder` that holds `needle`.
 fn files_holding(folder: &Path, needle: &[u8]) -> Vec<String> {
@@ -90,18 +63,14 @@ fn a_remote_threads_secrets_come_from_here_masked_and_never_on_its_disk() {
     std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
     let tool = tool.display().to_string();
-    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
     let config = format!(
         r#"(
-            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
-                             ssh_options: [{options}])}},
+            {hosts}
             threads: [(name: "far", host: "box", command: [{tool:?}], lock: (write: [{work:?}]),
                 secrets: [(name: "open", env: "OPEN"), (name: "pinned", env: "PINNED", pin: {tool:?}),
                           (name: "other", env: "OTHER", pin: "/bin/true")])],
         )"#,
-        destination = sshd.destination(),
-        paddock = paddock.display().to_string(),
-        options = options.join(", "),
+        hosts = hosts_entry(&sshd, "box", &paddock),
         work = work.display().to_string(),
     );
     write_config(&here, &config);
@@ -112,8 +81,11 @@ fn a_remote_threads_secrets_come_from_here_masked_and_never_on_its_disk() {
         assert!(set.wait().expect("vault set").success());
     }
     // The pinned program is approved as it is on the host, found and hashed there.
-    let approved =
-        at_a_terminal(&here, &["vault", "approve", "pinned", &tool, "--host", "box"], "pinned\n");
+    let approved = at_a_terminal(
+        &here.paddock(&[]),
+        &["vault", "approve", "pinned", &tool, "--host", "box"],
+        "pinned\n",
+    );
     assert!(approved.status.success(), "{}{}", text(&approved.stdout), text(&approved.stderr));
     assert!(text(&approved.stdout).contains(&format!("approved {tool} on box")), "{approved:?}");
     let _stop = StopServer(&there, started_server(&there));
@@ -203,22 +175,18 @@ fn a_remote_threads_brokered_key_goes_to_the_hosts_broker() {
     let script = r#"echo "HELD=$ECHO_KEY"
 curl -sS -H "x-api-key: $ECHO_KEY" "$U/echo" | grep -q '"key_ok": true' && echo CURL-OK
 echo ALL-DONE; exec sleep 600"#;
-    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
     write_config(
         &here,
         &format!(
             r#"(
-            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
-                             ssh_options: [{options}])}},
+            {hosts}
             threads: [(name: "agent", host: "box", command: ["sh", "-c", {script:?}],
                 env: {{"U": "https://api.fake.test:{port}"}},
                 lock: (write: [{work:?}], network: Allow(["api.fake.test:{port}"])),
                 secrets: [(name: "echo-key", env: "ECHO_KEY",
                            broker: (hosts: ["api.fake.test:{port}"], headers: ["x-api-key"]))])],
         )"#,
-            destination = sshd.destination(),
-            paddock = paddock.display().to_string(),
-            options = options.join(", "),
+            hosts = hosts_entry(&sshd, "box", &paddock),
             work = stage.work.display().to_string(),
         ),
     );
@@ -263,21 +231,17 @@ fn a_host_that_never_answers_leaves_every_handed_value_on_record() {
     .expect("mute host");
     std::fs::set_permissions(&mute, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
-    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
     write_config(
         &here,
         &format!(
             r#"(
-            hosts: {{"mute": (destination: {destination:?}, paddock_path: {mute:?},
-                              ssh_options: [{options}])}},
+            {hosts}
             threads: [
                 (name: "waits", host: "mute", command: ["cat"], secrets: [(name: "k", env: "K")]),
                 (name: "closed", host: "mute", command: ["cat"], secrets: [(name: "k", env: "K")]),
             ],
         )"#,
-            destination = sshd.destination(),
-            mute = mute.display().to_string(),
-            options = options.join(", "),
+            hosts = hosts_entry(&sshd, "mute", &mute),
         ),
     );
     set_secret(&here, "k", "mute-value-31c9");

@@ -4,7 +4,7 @@
 //! host.
 
 use super::sshd::Sshd;
-use super::{remote_paddock, started_server, StopServer};
+use super::{hosts_entry, remote_paddock, started_server, StopServer};
 use crate::headless::config::write_config;
 use crate::headless::{text, wait_for, Runtime};
 
@@ -16,23 +16,19 @@ fn a_local_and_a_remote_thread_open_side_by_side() {
     let paddock = remote_paddock(&there);
     let work = there.dir.join("work");
     std::fs::create_dir_all(&work).expect("work");
-    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
     let far =
         "echo remote-side; echo x > {outside}/f 2>/dev/null || echo refused-outside; exec cat"
             .replace("{outside}", &here.dir.display().to_string());
     let config = format!(
         r#"(
-            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
-                             ssh_options: [{options}])}},
+            {hosts}
             threads: [
                 (name: "here", command: ["sh", "-c", "echo local-side; exec cat"]),
                 (name: "far", host: "box", command: ["sh", "-c", {far:?}],
                  lock: (write: [{work:?}])),
             ],
         )"#,
-        destination = sshd.destination(),
-        paddock = paddock.display().to_string(),
-        options = options.join(", "),
+        hosts = hosts_entry(&sshd, "box", &paddock),
         work = work.display().to_string(),
     );
     write_config(&here, &config);
@@ -141,17 +137,13 @@ fn a_dropped_link_reconnects_and_loses_nothing() {
     let (here, there) = (Runtime::new(), Runtime::new());
     let Some(sshd) = Sshd::start(test, &here.dir.join("sshd")) else { return };
     let paddock = remote_paddock(&there);
-    let options: Vec<String> = sshd.client_options().iter().map(|o| format!("{o:?}")).collect();
     let ticks = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.3; done";
     let config = format!(
         r#"(
-            hosts: {{"box": (destination: {destination:?}, paddock_path: {paddock:?},
-                             ssh_options: [{options}])}},
+            {hosts}
             threads: [(name: "far", host: "box", command: ["sh", "-c", {ticks:?}])],
         )"#,
-        destination = sshd.destination(),
-        paddock = paddock.display().to_string(),
-        options = options.join(", "),
+        hosts = hosts_entry(&sshd, "box", &paddock),
     );
     write_config(&here, &config);
     let instance = here.start(&["--size", "80x60"]);
