@@ -366,6 +366,12 @@ impl HostLink {
         self.open_thread(request, thread, size)
     }
 
+    /// Close the pane the host opened for `request`, whichever connection asked (this side
+    /// gave up waiting for its answer).
+    pub fn close_opened(&self, request: u32) -> Result<(), WireError> {
+        self.send(&ToServer::Act(WindowAction::CloseOpened { request }))
+    }
+
     /// Ask the host's paddock for the path and SHA-256 of `program` there (a path, or a
     /// name on its PATH); the answer arrives as `Applied::Program` with `request`.
     pub fn fingerprint(&self, request: u32, program: &str) -> Result<(), WireError> {
@@ -398,6 +404,12 @@ impl Drop for HostLink {
         let _ = self.send(&ToServer::Detach);
         self.to = crossbeam_channel::bounded(0).0;
         let _ = self.written.recv_timeout(Duration::from_secs(2));
+        // The writer closed ssh's input: ssh sends what it holds, the relay there ends, and
+        // ssh with it. Killed only if that takes more than 2 s.
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while matches!(self.child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -122,6 +122,10 @@ struct HostEntry {
     /// The latest connection attempt: news of an earlier one (a link replaced by `reconnect`)
     /// is old and ignored.
     attempt: u64,
+    /// Requests given up on (no answer in time, their pane closed, their link gone): the host
+    /// may have opened them all the same, so each is closed there by its request
+    /// (`CloseOpened`), at once or as soon as a link is up.
+    abandoned: Vec<u32>,
 }
 
 pub struct RemoteThreads {
@@ -135,7 +139,13 @@ pub struct RemoteThreads {
 impl RemoteThreads {
     pub fn new(wake: Arc<dyn Fn() + Send + Sync>) -> RemoteThreads {
         let (news_in, news) = crossbeam_channel::unbounded();
-        RemoteThreads { hosts: HashMap::new(), news_in, news, next_request: 0, wake }
+        // Requests are told apart by the host across connections and restarts of this server:
+        // each server starts its numbering somewhere of its own.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let next_request = nanos ^ std::process::id().rotate_left(16);
+        RemoteThreads { hosts: HashMap::new(), news_in, news, next_request, wake }
     }
 
     /// What the links say, for the main loop to hand back to `take`.
@@ -162,6 +172,7 @@ impl RemoteThreads {
             asked: HashMap::new(),
             panes: HashMap::new(),
             attempt: 0,
+            abandoned: Vec::new(),
         });
         let first = matches!(entry.phase, Phase::Connecting)
             && entry.waiting.is_empty()
@@ -170,7 +181,7 @@ impl RemoteThreads {
         let link = lock(&entry.slot).clone();
         match (&entry.phase, link) {
             (Phase::Up, Some(link)) => {
-                self.next_request += 1;
+                self.next_request = self.next_request.wrapping_add(1);
                 ask(&link, &mut entry.asked, self.next_request, opening);
                 let due = Overdue::new(&self.news_in, &self.wake, &host.name, entry.attempt);
                 due.after(self.next_request);
@@ -241,7 +252,34 @@ impl RemoteThreads {
         };
         let text = format!("{host} did not answer within {} s", OPEN_WAIT.as_secs());
         record_answer(records, host, Err(&text));
+        abandon(entry, request);
         vec![Shown::Notice { local, text }]
+    }
+
+    /// This server stops: every remote pane it opened is closed on its host, and each link
+    /// sees its closes through before ssh ends (`HostLink`'s drop), so no agent is left
+    /// running there with its secrets. What was never sent is on record as not started.
+    pub fn close_all(&mut self) {
+        for (host, mut entry) in std::mem::take(&mut self.hosts) {
+            for opening in std::mem::take(&mut entry.waiting) {
+                let records = opening.secrets.map(|s| (s.records, s.state));
+                record_answer(records, &host, Err("paddock stopped before it was sent"));
+            }
+            let link = lock(&entry.slot).take();
+            if let Some(link) = &link {
+                for remote in entry.panes.keys() {
+                    let _ = link.close_pane(*remote);
+                }
+            }
+            // An open the host has not answered yet is given up, and closed there too.
+            let _ = unanswered(&mut entry, &host, "paddock stopped");
+            if let Some(link) = &link {
+                for request in std::mem::take(&mut entry.abandoned) {
+                    let _ = link.close_opened(request);
+                }
+            }
+            drop(link);
+        }
     }
 
     /// The local pane `local` is gone (closed, or started again): forget what it asked of its
@@ -264,10 +302,12 @@ impl RemoteThreads {
             for request in unanswered {
                 if let Some(Asked { records, .. }) = entry.asked.remove(&request) {
                     record_answer(records, host, Err("its pane closed before the host answered"));
+                    abandon(entry, request);
                 }
             }
             entry.panes.retain(|_, linked| linked.local != local);
-            if entry.waiting.is_empty() && entry.asked.is_empty() && entry.panes.is_empty() {
+            let done = entry.abandoned.is_empty() || lock(&entry.slot).is_some();
+            if entry.waiting.is_empty() && entry.asked.is_empty() && entry.panes.is_empty() && done {
                 idle.push(host.clone());
             }
         }
@@ -307,8 +347,11 @@ impl RemoteThreads {
                 let link = Arc::new(link);
                 *lock(&entry.slot) = Some(link.clone());
                 entry.phase = Phase::Up;
+                for request in std::mem::take(&mut entry.abandoned) {
+                    let _ = link.close_opened(request);
+                }
                 for opening in std::mem::take(&mut entry.waiting) {
-                    self.next_request += 1;
+                    self.next_request = self.next_request.wrapping_add(1);
                     ask(&link, &mut entry.asked, self.next_request, opening);
                     let due = Overdue::new(&self.news_in, &self.wake, host, entry.attempt);
                     due.after(self.next_request);
@@ -505,12 +548,22 @@ impl Overdue {
 /// not. Their panes say so, and their secrets' records say they did not start.
 fn unanswered(entry: &mut HostEntry, host: &str, why: &str) -> Vec<Shown> {
     let mut shown = Vec::new();
-    for (_, Asked { local, records }) in entry.asked.drain() {
+    for (request, Asked { local, records }) in std::mem::take(&mut entry.asked) {
         let text = format!("the connection to {host} ended before it answered: {why}");
         record_answer(records, host, Err(&text));
         shown.push(Shown::Notice { local, text });
+        entry.abandoned.push(request);
     }
     shown
+}
+
+/// Give up on `request`: close what the host opened for it now if a link is up, else once
+/// one is (`connected`).
+fn abandon(entry: &mut HostEntry, request: u32) {
+    match lock(&entry.slot).clone() {
+        Some(link) if link.close_opened(request).is_ok() => {}
+        _ => entry.abandoned.push(request),
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -557,7 +610,7 @@ fn record_answer(
             }
             Err(why) => {
                 record.event = Event::Failed;
-                record.reason = Some(why.to_owned());
+                record.reason = Some(host_words(why));
             }
         }
         if let Err(e) = log.append(&record) {

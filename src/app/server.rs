@@ -238,12 +238,19 @@ impl Server {
                 let size = TermSize::new(usize::from(cols), usize::from(rows));
                 from.tell(&match super::linked::thread_for_link(&thread, handed.as_ref()) {
                     Ok(spec) => {
-                        let (pane, withheld) = workspace.open_linked_thread(&spec, size, handed);
+                        let opened = workspace.open_linked_thread(&spec, size, handed, request);
+                        let (pane, withheld) = opened;
                         ToWindow::Opened { request, pane: pane.0, withheld }
                     }
                     Err(reason) => ToWindow::NotOpened { request, reason },
                 });
                 return Ok(None);
+            }
+            WindowAction::CloseOpened { request } => {
+                return match workspace.opened_for(request) {
+                    Some(pane) => Ok(self.close_pane(pane)),
+                    None => Ok(None),
+                };
             }
             WindowAction::Fingerprint { request, program } => {
                 from.tell(&ToWindow::Program {
@@ -273,6 +280,7 @@ impl Server {
             | WindowAction::ApproveProgram { pane } => Some(PaneId(*pane)),
             WindowAction::OpenThread { .. }
             | WindowAction::SizePane { .. }
+            | WindowAction::CloseOpened { .. }
             | WindowAction::Fingerprint { .. } => return Ok(None),
         };
         if let Some(pane) = named {
@@ -323,6 +331,7 @@ impl Server {
             // Carried out above.
             WindowAction::OpenThread { .. }
             | WindowAction::SizePane { .. }
+            | WindowAction::CloseOpened { .. }
             | WindowAction::Fingerprint { .. } => {}
         }
         Ok(None)

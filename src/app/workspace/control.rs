@@ -341,11 +341,15 @@ impl Workspace {
                     shown.status = PaneState::Disconnected;
                 }
                 if let Some(info) = info {
-                    shown.lock = info.lock;
-                    shown.pulse = info.pulse;
-                    shown.secrets = info.secrets;
                     // The host's words, shown here: nothing in them may drive a terminal.
                     let visible = |text: &str| crate::sandbox::visible(text);
+                    shown.lock = info.lock.map(|mut lock| {
+                        lock.level = visible(&lock.level);
+                        lock.detail = visible(&lock.detail);
+                        lock
+                    });
+                    shown.pulse = info.pulse;
+                    shown.secrets = info.secrets.iter().map(|name| visible(name)).collect();
                     shown.title = info.title.as_deref().map(visible);
                     shown.command = info.command.iter().map(|word| visible(word)).collect();
                 }

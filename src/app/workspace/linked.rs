@@ -17,9 +17,13 @@ impl Workspace {
         spec: &ThreadSpec,
         size: TermSize,
         handed: Option<Handed>,
+        request: u32,
     ) -> (PaneId, Vec<(String, String)>) {
         let (_, pane) = self.mux.new_tab(spec.name.clone(), Some(spec.name.clone()));
         self.start_linked(pane, spec, size, handed);
+        if let Some(entry) = self.panes.get_mut(&pane) {
+            entry.opened_for = Some(request);
+        }
         let withheld = self.panes.get(&pane).map(|p| p.withheld.clone()).unwrap_or_default();
         (pane, withheld)
     }
@@ -40,6 +44,11 @@ impl Workspace {
         if let Some(entry) = self.panes.get_mut(&pane) {
             entry.linked_size = Some(size);
         }
+    }
+
+    /// The pane a link's `OpenThread` with `request` opened, if it is still here.
+    pub fn opened_for(&self, request: u32) -> Option<PaneId> {
+        self.panes.iter().find(|(_, p)| p.opened_for == Some(request)).map(|(id, _)| *id)
     }
 
     /// Size a pane a paddock on another host opened, as its own pane there is.

@@ -98,6 +98,8 @@ struct Pane {
     /// never asked for a linked thread's), and those withheld from its program, and why.
     handed: Option<Handed>,
     withheld: Vec<(String, String)>,
+    /// The link's request it was opened for (`WindowAction::CloseOpened` finds it by that).
+    opened_for: Option<u32>,
 }
 
 impl Pane {
@@ -130,6 +132,7 @@ impl Pane {
             linked_size: None,
             handed: None,
             withheld: Vec::new(),
+            opened_for: None,
         }
     }
 }
@@ -492,9 +495,12 @@ impl Workspace {
         };
         // A linked thread's definition is the link's, not this host's configuration's.
         if let Some(size) = entry.linked_size {
-            let (spec, handed) = (started.clone(), entry.handed.clone());
+            let (spec, handed, request) = (started.clone(), entry.handed.clone(), entry.opened_for);
             let old = self.panes.remove(&id).map(|p| p.session);
             self.start_linked(id, &spec, size, handed);
+            if let Some(entry) = self.panes.get_mut(&id) {
+                entry.opened_for = request;
+            }
             return old.ok_or_else(|| Refusal::no_pane(id));
         }
         let Some(spec) = self.threads.iter().find(|t| t.name == started.name).cloned() else {
@@ -725,6 +731,8 @@ impl Workspace {
 
     /// Take every pane out, for stopping.
     pub fn take_all(&mut self) -> Vec<PaneSession> {
+        #[cfg(unix)]
+        self.remote.close_all();
         let panes: Vec<PaneId> = self.mux.all_panes().into_iter().map(|(_, p)| p).collect();
         panes.into_iter().filter_map(|p| self.take(p)).collect()
     }

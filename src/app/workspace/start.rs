@@ -210,6 +210,7 @@ impl Workspace {
             linked_size: None,
             handed,
             withheld,
+            opened_for: None,
         };
         self.adopt(pane, entry);
         Ok(())

@@ -85,6 +85,11 @@ pub enum WindowAction {
         request: u32,
         program: String,
     },
+    /// (A paddock on another host.) Close the pane its `OpenThread` with `request` opened,
+    /// whichever connection brought it: that paddock gave up waiting for the answer.
+    CloseOpened {
+        request: u32,
+    },
     /// Size a pane the link opened (its pane on the link's side changed size).
     SizePane {
         pane: u32,

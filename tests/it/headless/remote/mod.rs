@@ -392,4 +392,13 @@ fn a_link_opens_a_locked_thread_checked_and_sized_here() {
         _ => None,
     });
     assert!(reason.contains("lock.write[0]"), "{reason}");
+    // A link that gave up waiting for an answer closes what it asked for by its request,
+    // from any connection.
+    let mut again = StdioLink::spawn(runtime.paddock(&["server", "--stdio"]));
+    greet(&mut again);
+    again.send(&ToServer::Act(paddock::ctl::protocol::WindowAction::CloseOpened { request: 7 }));
+    again.next("the pane closed", |f| match f {
+        ToWindow::Closed { pane: closed } if closed == pane => Some(()),
+        _ => None,
+    });
 }

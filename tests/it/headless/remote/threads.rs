@@ -72,6 +72,15 @@ fn a_local_and_a_remote_thread_open_side_by_side() {
     assert!(header.contains("HOST"), "{table}");
     assert!(table.lines().any(|l| l.contains(" box ") && l.contains("far")), "{table}");
     assert!(table.lines().any(|l| l.contains(" local ") && l.contains("here")), "{table}");
+    // Stopping this server ends the remote agent too (only a dropped connection leaves it).
+    let host_socket = started_server(&there);
+    instance.ctl(&["stop"]);
+    wait_for("the host's pane to end", || {
+        let out = there.paddock(&["ls", "--json", "--socket"]).arg(&host_socket).output();
+        let listing: serde_json::Value =
+            serde_json::from_slice(&out.expect("ls there").stdout).unwrap_or_default();
+        listing["instances"][0]["panes"].as_array().is_some_and(|panes| panes.is_empty())
+    });
 }
 
 /// A window's replicas of the instance at `socket`, kept up to date by a reader thread.
