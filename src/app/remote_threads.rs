@@ -307,7 +307,8 @@ impl RemoteThreads {
             }
             entry.panes.retain(|_, linked| linked.local != local);
             let done = entry.abandoned.is_empty() || lock(&entry.slot).is_some();
-            if entry.waiting.is_empty() && entry.asked.is_empty() && entry.panes.is_empty() && done {
+            if entry.waiting.is_empty() && entry.asked.is_empty() && entry.panes.is_empty() && done
+            {
                 idle.push(host.clone());
             }
         }
