@@ -7,7 +7,7 @@
 
 use super::audit::{AuditLog, Event, Record};
 use super::pin::{Approval, Approvals};
-use super::release::{decide, ReleaseError, Released, Request, Source};
+use super::release::{decide, fetch, ReleaseError, Released, Request, Source};
 use super::{SecretBytes, SecretRef, Vault};
 
 /// A program approved for a pinned secret on the host: its path there and SHA-256.
@@ -75,20 +75,7 @@ pub fn for_host(
         request: None,
         host: Some(host.to_owned()),
     };
-    let mut values = Vec::new();
-    let mut missing = Vec::new();
-    for secret in secrets {
-        match vault.get(&secret.name)? {
-            Some(value) => values.push(value),
-            None => missing.push(secret.name.clone()),
-        }
-    }
-    if !missing.is_empty() {
-        for name in &missing {
-            audit.append(&record(name, Event::Withheld, Some("not in the vault".into())))?;
-        }
-        return Err(ReleaseError::Missing(missing));
-    }
+    let values = fetch(vault, secrets, &audit, &record)?;
     let approvals = Approvals::load(vault.state());
     let handed = Handed { host: host.to_owned(), ..Handed::default() };
     let mut out = ForHost { handed, records: vec![] };

@@ -100,21 +100,9 @@ pub struct Changed {
 /// Fetch and decide; audit each decision (a release that cannot be audited does not happen).
 pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, ReleaseError> {
     let audit = AuditLog::new(vault.state());
-    let mut values = Vec::new();
-    let mut missing = Vec::new();
-    for secret in request.secrets {
-        match vault.get(&secret.name)? {
-            Some(value) => values.push(value),
-            None => missing.push(secret.name.clone()),
-        }
-    }
-    if !missing.is_empty() {
-        let record = Recorder::new(request);
-        for name in &missing {
-            audit.append(&record.make(name, Event::Withheld, Some("not in the vault".into())))?;
-        }
-        return Err(ReleaseError::Missing(missing));
-    }
+    // Only a missing secret is recorded here; `decide` records the rest.
+    let record = |name: &str, event, reason| Recorder::new(request).make(name, event, reason);
+    let values = fetch(vault, request.secrets, &audit, &record)?;
     let standings = Standings::load(vault.state());
     let source = Source {
         values,
@@ -124,6 +112,31 @@ pub fn release(vault: &Vault, request: &Request<'_>) -> Result<Released, Release
         approved_on: None,
     };
     Ok(decide(request, source)?)
+}
+
+/// Each secret's value from the vault, in order; when any is missing, none: each missing one
+/// is audited (`withheld`, with `record`'s words) and the program does not start.
+pub(super) fn fetch(
+    vault: &Vault,
+    secrets: &[SecretRef],
+    audit: &AuditLog,
+    record: &dyn Fn(&str, Event, Option<String>) -> Record,
+) -> Result<Vec<SecretBytes>, ReleaseError> {
+    let mut values = Vec::new();
+    let mut missing = Vec::new();
+    for secret in secrets {
+        match vault.get(&secret.name)? {
+            Some(value) => values.push(value),
+            None => missing.push(secret.name.clone()),
+        }
+    }
+    if missing.is_empty() {
+        return Ok(values);
+    }
+    for name in &missing {
+        audit.append(&record(name, Event::Withheld, Some("not in the vault".into())))?;
+    }
+    Err(ReleaseError::Missing(missing))
 }
 
 /// Where a pane's values come from, and what its decisions are written to.
