@@ -30,6 +30,17 @@ pub fn inherited(thread: Option<&ThreadSpec>) -> Option<InheritedLock> {
     Some(InheritedLock { thread: name, lock, env_pass: thread.env_pass.clone(), clipboard })
 }
 
+/// Why no pane may be opened from a pane of `thread` when it runs on another host: a split or
+/// tab would run here, with none of its lock (which is the host's), named after the thread.
+pub fn remote_source(thread: Option<&ThreadSpec>) -> Option<String> {
+    let remote = thread?.remote.as_ref()?;
+    Some(format!(
+        "this pane runs on {}: a pane opened from it would run here, outside its lock; open \
+         threads on that host from the configuration",
+        remote.host.name
+    ))
+}
+
 /// Where the split starts: the locked program's working folder as the kernel knows it, when
 /// the lock shows that folder; else the lock's first writable folder.
 pub fn start_dir(session: &PaneSession, lock: &LockPolicy) -> Option<PathBuf> {

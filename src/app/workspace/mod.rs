@@ -358,6 +358,9 @@ impl Workspace {
     /// way as `from` when that is locked, starting where its program really is (`split_lock`).
     pub fn open_tab_from(&mut self, from: Option<PaneId>) -> Result<PaneId, String> {
         let source = from.and_then(|pane| self.panes.get(&pane));
+        if let Some(why) = source.and_then(|s| split_lock::remote_source(s.thread.as_ref())) {
+            return Err(why);
+        }
         let (inherited, cwd) = source.and_then(inherited_lock).unzip();
         let command = self.command_or_default(Vec::new());
         let (_, pane) = self.mux.new_tab(program_name(&command), None);
@@ -639,6 +642,9 @@ impl Workspace {
         command: Vec<String>,
     ) -> Result<PaneId, Refusal> {
         let source = self.pane_mut(pane)?;
+        if let Some(why) = split_lock::remote_source(source.thread.as_ref()) {
+            return Err(Refusal(ErrorCode::Failed, why));
+        }
         // Locked the same way as a locked pane (`split_lock`); else it starts where the split
         // one is now (the directory its shell is in), falling back to where it started.
         let (inherited, cwd) = match inherited_lock(source) {

@@ -72,6 +72,10 @@ fn a_local_and_a_remote_thread_open_side_by_side() {
     assert!(header.contains("HOST"), "{table}");
     assert!(table.lines().any(|l| l.contains(" box ") && l.contains("far")), "{table}");
     assert!(table.lines().any(|l| l.contains(" local ") && l.contains("here")), "{table}");
+    // A pane opened from it would run here, outside its lock: refused.
+    let split = instance.run(&["ctl", "split", "--pane", "2", "--right"]);
+    assert!(!split.status.success(), "{}", text(&split.stdout));
+    assert!(text(&split.stderr).contains("this pane runs on box"), "{}", text(&split.stderr));
     // Stopping this server ends the remote agent too (only a dropped connection leaves it).
     let host_socket = started_server(&there);
     instance.ctl(&["stop"]);
