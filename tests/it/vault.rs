@@ -79,7 +79,7 @@ fn vault(runtime: &Runtime, args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("paddock vault");
-    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    type_into(&mut child, stdin);
     child.wait_with_output().expect("paddock vault output")
 }
 
@@ -113,8 +113,18 @@ pub(crate) fn at_a_terminal(command: &Command, args: &[&str], typed: &str) -> Ou
         .stderr(Stdio::piped())
         .spawn()
         .expect("script");
-    child.stdin.take().expect("stdin").write_all(typed.as_bytes()).expect("write stdin");
+    type_into(&mut child, typed);
     child.wait_with_output().expect("script output")
+}
+
+/// Writes `typed` to `child`'s input and closes it. A command that refuses before reading
+/// (`approve` without a terminal) may close its input first: what it printed says what
+/// happened, so a broken pipe here is not a failure.
+fn type_into(child: &mut std::process::Child, typed: &str) {
+    match child.stdin.take().expect("stdin").write_all(typed.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => panic!("write stdin: {e}"),
+        _ => {}
+    }
 }
 
 fn state_home() -> PathBuf {
