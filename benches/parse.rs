@@ -181,8 +181,20 @@ impl EventListener for NoEvents {
 }
 
 fn paddock_parse(bytes: &[u8]) -> Terminal {
-    let mut term =
+    feed(
+        Terminal::new(TermSize::new(COLS, LINES), TermConfig { scrollback_lines: SCROLLBACK }),
+        bytes,
+    )
+}
+
+/// paddock's model with its parser's fast path off: every byte through vte, as before it.
+fn paddock_vte_only_parse(bytes: &[u8]) -> Terminal {
+    let term =
         Terminal::new(TermSize::new(COLS, LINES), TermConfig { scrollback_lines: SCROLLBACK });
+    feed(term.without_fast_path(), bytes)
+}
+
+fn feed(mut term: Terminal, bytes: &[u8]) -> Terminal {
     // A PTY reader hands over chunks of this size.
     for chunk in bytes.chunks(64 * 1024) {
         term.advance(chunk);
@@ -272,6 +284,9 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         group.sample_size(20);
         group.bench_function("paddock", |b| b.iter(|| black_box(paddock_parse(black_box(bytes)))));
+        group.bench_function("paddock_vte_only", |b| {
+            b.iter(|| black_box(paddock_vte_only_parse(black_box(bytes))))
+        });
         group.bench_function("paddock_masked", |b| {
             b.iter(|| black_box(paddock_masked_parse(black_box(bytes))))
         });

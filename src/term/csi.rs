@@ -1,7 +1,5 @@
 //! CSI sequences: cursor motion, editing, erasing, modes, device queries.
 
-use vte::Params;
-
 use super::cell::StyleFlags;
 use super::cursor::CursorShape;
 use super::erase::Erase;
@@ -10,16 +8,22 @@ use super::sgr;
 use super::state::{AltScreenMode, State};
 
 /// The next parameter, with `default` standing in for a missing or zero value.
-fn next_or(params: &mut vte::ParamsIter<'_>, default: u16) -> u16 {
+fn next_or<'a>(params: &mut impl Iterator<Item = &'a [u16]>, default: u16) -> u16 {
     match params.next() {
         Some(&[value, ..]) if value != 0 => value,
         _ => default,
     }
 }
 
-pub fn dispatch(state: &mut State, params: &Params, intermediates: &[u8], action: char) {
-    let mut args = params.iter();
-    let n = |args: &mut vte::ParamsIter<'_>| next_or(args, 1) as usize;
+/// A CSI sequence's parameters as groups (a value and its `:` sub-parameters): vte's
+/// `Params`, or the parser's fast path's `Csi`.
+pub fn dispatch<'a, P>(state: &mut State, params: &'a P, intermediates: &[u8], action: char)
+where
+    P: ?Sized,
+    &'a P: IntoIterator<Item = &'a [u16]>,
+{
+    let mut args = params.into_iter();
+    let n = |args: &mut <&'a P as IntoIterator>::IntoIter| next_or(args, 1) as usize;
     match (action, intermediates) {
         ('@', []) => state.insert_blank(n(&mut args)),
         ('A', []) => state.move_up(n(&mut args)),

@@ -14,11 +14,13 @@ mod csi;
 mod cursor;
 mod erase;
 mod events;
+mod fast_csi;
 mod grid;
 mod modes;
 mod osc;
 mod osc_guard;
 mod packed;
+mod parser;
 mod perform;
 mod redact;
 mod replica;
@@ -82,7 +84,7 @@ const SLICE: usize = 64 * 1024;
 
 /// One terminal: a parser and the screen state it drives.
 pub struct Terminal {
-    parser: vte::Parser,
+    parser: parser::Parser,
     carry: utf8_carry::Utf8Carry,
     guard: osc_guard::OscGuard,
     /// Where the parser stands in a sequence, for a snapshot (`sequence_tail.rs`).
@@ -96,24 +98,11 @@ pub struct Terminal {
     passing_on: Option<replica::ReplicaEdits>,
 }
 
-/// Parse with `terminated` (perform.rs) telling clean runs where text breaks. Apart from the
-/// plain path, so that a pane without secrets runs the same code as ever.
-#[inline(never)]
-fn advance_with_runs(parser: &mut vte::Parser, state: &mut State, bytes: &[u8]) {
-    let read = parser.advance_until_terminated(state, bytes);
-    if read < bytes.len() {
-        // Never with vte 0.15 (`terminated` is never true); were it to stop, the rest is read
-        // as usual, with clean runs off.
-        state.clean_runs.enabled = false;
-        parser.advance(state, &bytes[read..]);
-    }
-}
-
 impl Terminal {
     /// A blank terminal. Sizes are clamped to `1..=MAX_DIMENSION`.
     pub fn new(size: TermSize, config: TermConfig) -> Terminal {
         Terminal {
-            parser: vte::Parser::new(),
+            parser: Default::default(),
             carry: Default::default(),
             guard: Default::default(),
             tail: Default::default(),
@@ -121,6 +110,14 @@ impl Terminal {
             follower: None,
             passing_on: None,
         }
+    }
+
+    /// This terminal with its parser's fast path off, every byte read by vte: the reference
+    /// the tests and the fuzz target hold the fast path to (`parser.rs`).
+    #[doc(hidden)]
+    pub fn without_fast_path(mut self) -> Terminal {
+        self.parser = parser::Parser::vte_only();
+        self
     }
 
     /// Feed bytes the program wrote. Sequences may be split across calls at any byte.
@@ -151,13 +148,9 @@ impl Terminal {
             let Terminal { parser, carry, guard, tail, state, .. } = self;
             carry.feed(slice, |whole| {
                 guard.feed(whole, |piece| match piece {
-                    osc_guard::Piece::Bytes(bytes) if state.clean_runs.enabled => {
-                        tail.feed(bytes);
-                        advance_with_runs(parser, state, bytes);
-                    }
                     osc_guard::Piece::Bytes(bytes) => {
                         tail.feed(bytes);
-                        parser.advance(state, bytes)
+                        parser.advance(state, bytes);
                     }
                     osc_guard::Piece::AbortOsc => state.discard_next_osc = true,
                 })

@@ -7,6 +7,7 @@ use vte::{Params, Perform};
 
 use super::cursor::Charset;
 use super::events::TermEvent;
+use super::fast_csi::Csi;
 use super::modes::Modes;
 use super::state::State;
 use super::{csi, osc};
@@ -93,4 +94,11 @@ impl Perform for State {
     fn hook(&mut self, _: &Params, _: &[u8], _: bool, _: char) {}
     fn put(&mut self, _: u8) {}
     fn unhook(&mut self) {}
+}
+
+/// A sequence the parser's fast path read (`parser.rs`): dispatched as vte would have
+/// dispatched it, with no intermediates.
+#[inline(always)]
+pub(super) fn csi(state: &mut State, csi: &Csi, action: u8) {
+    csi::dispatch(state, csi, &[], char::from(action));
 }

@@ -265,7 +265,7 @@ impl SequenceTail {
 /// `partial_utf8`): a lead byte and its continuations that are valid so far but incomplete.
 /// The terminal's `Utf8Carry` holds such a tail back itself, unless what follows it is no
 /// continuation: then vte keeps it, and the next input makes it one replacement character.
-fn held_character(text: &[u8]) -> &[u8] {
+pub(super) fn held_character(text: &[u8]) -> &[u8] {
     let from = text.len().saturating_sub(3);
     let Some(lead) = text[from..].iter().rposition(|&b| b & 0xc0 != 0x80) else { return &[] };
     let tail = &text[from + lead..];

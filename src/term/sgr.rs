@@ -1,18 +1,24 @@
 //! SGR (`CSI … m`): text attributes and colors, in both the `;` and the `:` (ITU T.416) forms.
 
-use vte::Params;
-
 use super::cell::{Color, Style, StyleFlags, UnderlineStyle};
 use super::state::State;
 
-pub fn apply(state: &mut State, params: &Params) {
+/// `params` as groups (a value and its `:` sub-parameters): vte's `Params`, or the parser's
+/// fast path's `Csi`.
+pub fn apply<'a, P>(state: &mut State, params: &'a P)
+where
+    P: ?Sized,
+    &'a P: IntoIterator<Item = &'a [u16]>,
+{
     let mut style = state.active.cursor.pen.style;
-    if params.is_empty() {
-        style = reset(style);
-    }
-    let mut iter = params.iter();
+    let mut iter = params.into_iter();
+    let mut any = false;
     while let Some(param) = iter.next() {
+        any = true;
         apply_one(&mut style, param, &mut iter);
+    }
+    if !any {
+        style = reset(style);
     }
     state.set_pen(style);
 }
@@ -24,7 +30,7 @@ fn reset(style: Style) -> Style {
     fresh
 }
 
-fn apply_one(style: &mut Style, param: &[u16], rest: &mut vte::ParamsIter<'_>) {
+fn apply_one<'a>(style: &mut Style, param: &[u16], rest: &mut impl Iterator<Item = &'a [u16]>) {
     let flags = &mut style.flags;
     match param[0] {
         0 => *style = reset(*style),
@@ -82,7 +88,7 @@ fn apply_one(style: &mut Style, param: &[u16], rest: &mut vte::ParamsIter<'_>) {
 
 /// `38;5;N`, `38;2;R;G;B` (taking the following parameters) or `38:5:N`, `38:2:[CS]:R:G:B`
 /// (sub-parameters of this one).
-fn extended_color(param: &[u16], rest: &mut vte::ParamsIter<'_>) -> Option<Color> {
+fn extended_color<'a>(param: &[u16], rest: &mut impl Iterator<Item = &'a [u16]>) -> Option<Color> {
     if param.len() > 1 {
         return match param[1] {
             5 => indexed(*param.get(2)?),

@@ -54,15 +54,15 @@ fn alacritty_ref_dir() -> PathBuf {
     Path::new(manifest).parent().expect("package dir").join("tests/ref")
 }
 
-struct Recording {
-    name: String,
-    bytes: Vec<u8>,
-    cols: usize,
-    lines: usize,
-    history: usize,
+pub(crate) struct Recording {
+    pub(crate) name: String,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) cols: usize,
+    pub(crate) lines: usize,
+    pub(crate) history: usize,
 }
 
-fn recordings() -> Vec<Recording> {
+pub(crate) fn recordings() -> Vec<Recording> {
     let dir = alacritty_ref_dir();
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

@@ -61,6 +61,7 @@ pub fn skip(test: &str, why: &str) {
 #[cfg(unix)]
 mod agent_screens;
 mod egress;
+mod fast_path;
 mod generated;
 #[cfg(target_os = "linux")]
 mod headless;

@@ -9,13 +9,13 @@ use crate::alacritty_corpus::{check_recording, CURSOR_STOPS_AT_MARGINS};
 /// Recordings where paddock deliberately differs from Alacritty, and why.
 const DELIBERATE: &[(&str, &str)] = &[("vttest_screen", CURSOR_STOPS_AT_MARGINS)];
 
-struct Entry {
-    name: String,
-    cols: usize,
-    lines: usize,
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) cols: usize,
+    pub(crate) lines: usize,
 }
 
-fn manifest() -> Vec<Entry> {
+pub(crate) fn manifest() -> Vec<Entry> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/recordings");
     let text = std::fs::read_to_string(dir.join("manifest.txt")).expect("manifest.txt");
     text.lines()

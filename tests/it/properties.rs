@@ -68,6 +68,27 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
         "133;A",
         "7;file:///tmp",
         "?2026h",
+        // What the parser's fast path reads (`ESC [`, digits and `;`, a final byte), whole
+        // and in pieces that join with the rest.
+        "\x1b[1;31m",
+        "\x1b[38;2;10;200;30;48;5;17m",
+        "\x1b[m",
+        "\x1b[12;40H",
+        "\x1b[2K",
+        "\x1b[3A",
+        "\x1b[;5H",
+        "\x1b[6n",
+        "\x1b[5b",
+        "\x1b[2",
+        "38;2",
+        "abc",
+        "\x18",
+        "\x1a",
+        "\x1bX",
+        "\x1b_",
+        "\x1b(",
+        "\u{9c}",
+        "\x7f",
     ]);
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..64),
@@ -124,6 +145,30 @@ proptest! {
                 Action::Resize(c, l) => term.resize(TermSize::new(c, l)),
             }
             check_invariants(&term, limit)?;
+        }
+    }
+
+    /// The parser's fast path against vte alone (`Terminal::without_fast_path`): the same
+    /// model (everything a snapshot holds), replies and events, with the stream cut at every
+    /// byte offset.
+    #[test]
+    fn the_fast_path_reads_as_vte_alone_wherever_the_stream_is_cut(
+        bytes in prop::collection::vec(fragment(), 1..10).prop_map(|f| f.concat()),
+    ) {
+        let size = TermSize::new(24, 6);
+        let config = TermConfig { scrollback_lines: 8 };
+        let look = |mut term: Terminal| {
+            let replies = term.take_replies();
+            (term.snapshot(usize::MAX), replies, format!("{:?}", term.take_events()))
+        };
+        let mut reference = Terminal::new(size, config).without_fast_path();
+        reference.advance(&bytes);
+        let expected = look(reference);
+        for cut in 0..=bytes.len() {
+            let mut term = Terminal::new(size, config);
+            term.advance(&bytes[..cut]);
+            term.advance(&bytes[cut..]);
+            prop_assert!(look(term) == expected, "cut at {}", cut);
         }
     }
 

@@ -79,7 +79,7 @@ impl Terminal {
             return Err(SnapshotError::Trailing);
         }
         let mut terminal = Terminal {
-            parser: vte::Parser::new(),
+            parser: Default::default(),
             carry,
             guard,
             tail: SequenceTail::default(),
