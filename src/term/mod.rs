@@ -36,7 +36,9 @@ mod styles;
 mod tabs;
 #[cfg(test)]
 mod test_redactor;
+mod text;
 mod utf8_carry;
+mod widths;
 
 pub use accessors::{row_text, CursorView};
 pub use cell::{Cell, Color, HyperlinkId, Style, StyleFlags, StyleId, UnderlineStyle};

@@ -53,7 +53,7 @@ impl PackedRow {
 
     pub fn pack_with(row: &Row, scratch: &mut PackScratch) -> PackedRow {
         let cells = row.cells();
-        let kept = cells.iter().rposition(|c| *c != Cell::default()).map_or(0, |last| last + 1);
+        let kept = kept_len(cells);
         let PackScratch { data: text, runs, flagged } = scratch;
         text.clear();
         text.reserve(kept * 4);
@@ -62,9 +62,27 @@ impl PackedRow {
         let mut stored = 0u16;
         // The flag entry of a wide character whose spacer may be implied, and its style.
         let mut wide: Option<(usize, StyleId)> = None;
-        for cell in &cells[..kept] {
+        let mut at = 0;
+        while at < kept {
+            let cell = cells[at];
+            if wide.is_none() {
+                // Most of a row is ASCII without flags in one style: such a stretch goes in
+                // whole, one compare per cell to find its end and one copy of its characters.
+                let stretch = ascii_stretch(&cells[at..kept]);
+                if stretch > 0 {
+                    text.extend(cells[at..at + stretch].iter().map(|c| c.code() as u8));
+                    match runs.last_mut() {
+                        Some((style, count)) if *style == cell.style() => *count += stretch as u16,
+                        _ => runs.push((cell.style(), stretch as u16)),
+                    }
+                    stored += stretch as u16;
+                    at += stretch;
+                    continue;
+                }
+            }
+            at += 1;
             if let Some((entry, style)) = wide.take() {
-                if *cell == Cell::new(' ', Cell::WIDE_SPACER, style) {
+                if cell == Cell::new(' ', Cell::WIDE_SPACER, style) {
                     flagged[entry].1 |= IMPLIED_SPACER;
                     continue;
                 }
@@ -202,6 +220,35 @@ impl PackedRow {
     }
 }
 
+/// How many cells from the first are ASCII without flags, in the first one's style.
+#[inline(always)]
+fn ascii_stretch(cells: &[Cell]) -> usize {
+    let Some(first) = cells.first() else { return 0 };
+    // Flags and characters above ASCII sit in the low word's upper bits, the style in the high
+    // word: a cell belongs when everything but its 7 character bits equals the style.
+    let want = first.raw() & !0x7f;
+    if want & 0xffff_ffff != 0 {
+        return 0;
+    }
+    cells.iter().position(|c| c.raw() & !0x7f != want).unwrap_or(cells.len())
+}
+
+/// How many cells of a row are kept: up to the last that is not a default blank. Rows that
+/// scroll away are mostly blank at their end, so whole blocks of cells are tested at once
+/// (without a branch per cell, which the compiler turns into vector compares) before the
+/// last block is searched cell by cell.
+fn kept_len(cells: &[Cell]) -> usize {
+    const BLOCK: usize = 16;
+    let blank = Cell::default().raw();
+    let mut end = cells.len();
+    while end >= BLOCK
+        && cells[end - BLOCK..end].iter().fold(0, |any, c| any | (c.raw() ^ blank)) == 0
+    {
+        end -= BLOCK;
+    }
+    cells[..end].iter().rposition(|c| c.raw() != blank).map_or(0, |last| last + 1)
+}
+
 /// UTF-8 by hand: `extend_from_slice` of a 1–4 byte slice costs a `memcpy` call per character.
 #[inline]
 fn push_utf8(out: &mut Vec<u8>, c: char) {
@@ -229,6 +276,26 @@ fn push_utf8(out: &mut Vec<u8>, c: char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_keeps_cells_up_to_its_last_that_is_not_a_default_blank() {
+        for len in [0, 1, 15, 16, 17, 40, 200] {
+            let mut cells = vec![Cell::default(); len];
+            assert_eq!(kept_len(&cells), 0);
+            for at in 0..len {
+                let mut with = cells.clone();
+                with[at] = Cell::new('x', 0, StyleId::DEFAULT);
+                assert_eq!(kept_len(&with), at + 1, "x at {at} of {len}");
+                // A blank in another style is kept too.
+                with[at] = Cell::blank(StyleId(3));
+                assert_eq!(kept_len(&with), at + 1, "styled blank at {at} of {len}");
+            }
+            if let Some(last) = cells.last_mut() {
+                *last = Cell::new(' ', Cell::WRAP, StyleId::DEFAULT);
+                assert_eq!(kept_len(&cells), len, "a wrap flag on the last cell");
+            }
+        }
+    }
 
     fn row_of(cells: &[Cell], marks: &[(usize, char)]) -> Row {
         let mut row = Row::from_parts(cells.to_vec(), Vec::new());

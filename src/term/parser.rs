@@ -19,13 +19,9 @@ use super::fast_csi;
 use super::perform;
 use super::sequence_tail::held_character;
 use super::state::State;
+use super::text::read as read_text;
 
 const ESC: u8 = 0x1b;
-
-/// Longest stretch of text between two sequences printed here rather than by vte: its ground
-/// step (a search for ESC, UTF-8 validation, then the same prints) costs more than a few
-/// characters, and less than a scan ahead of it for longer text.
-const SHORT_TEXT: usize = 16;
 
 /// Where vte stands, coarsely: enough to know when it is surely back in ground.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,44 +67,32 @@ impl Parser {
                 continue;
             }
             let Some(esc) = memchr::memchr(ESC, bytes) else {
-                hand(&mut self.vte, state, bytes);
-                if !ends_whole(bytes) {
-                    self.at = Follow::Other;
+                let read = ground_text(state, bytes);
+                if read < bytes.len() {
+                    hand(&mut self.vte, state, &bytes[read..]);
+                    if !ends_whole(&bytes[read..]) {
+                        self.at = Follow::Other;
+                    }
                 }
                 return;
             };
             let (text, sequence) = bytes.split_at(esc);
+            let read = ground_text(state, text);
             match fast_csi::read(sequence) {
-                Some((len, csi)) if ends_whole(text) => {
-                    self.text(state, text);
+                Some((len, csi)) if read == text.len() => {
                     // What vte's `terminated` before each of the sequence's bytes would do.
                     state.clean_runs.end();
                     perform::csi(state, &csi, csi.action);
                     bytes = &sequence[len..];
                 }
                 _ => {
-                    hand(&mut self.vte, state, &bytes[..=esc]);
+                    // The rest of the text (from a byte that is not a whole character) and the
+                    // ESC: vte is in its escape state after them, whatever they held.
+                    hand(&mut self.vte, state, &bytes[read..=esc]);
                     self.at = Follow::Escape;
                     bytes = &sequence[1..];
                 }
             }
-        }
-    }
-
-    /// Text before a sequence the fast path read; vte would print it from ground.
-    #[inline(always)]
-    fn text(&mut self, state: &mut State, text: &[u8]) {
-        if text.is_empty() {
-            return;
-        }
-        if text.len() <= SHORT_TEXT && text.iter().all(|b| (0x20..0x7f).contains(b)) {
-            // vte asks `terminated` once before a stretch of text, then prints it.
-            state.clean_runs.end();
-            for &byte in text {
-                state.print(char::from(byte));
-            }
-        } else {
-            hand(&mut self.vte, state, text);
         }
     }
 
@@ -133,6 +117,18 @@ impl Parser {
         }
         bytes.len()
     }
+}
+
+/// Text in ground (no ESC in it): the whole valid characters from its start, read here
+/// (`text.rs`); how many bytes they were. vte reads the rest.
+#[inline(always)]
+fn ground_text(state: &mut State, text: &[u8]) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    // vte asks `terminated` once before a stretch of text, then reads it.
+    state.clean_runs.end();
+    read_text(state, text)
 }
 
 /// Whether vte, given `text` from ground, ends it holding no unfinished character.

@@ -60,6 +60,8 @@ fn sequences_the_fast_path_leaves_to_vte_hand_back_in_step() {
 fn characters_around_the_fast_path_match_vte() {
     // Whole, cut by an ESC, invalid, and held across inputs.
     assert_same_everywhere("你\x1b[1m好\x1b[0m🎉\x1b[2Ce\u{301}\x1b[K│\x1b[H".as_bytes());
+    // C0 and C1 controls (C1 as characters, which vte executes), DEL, a no-break space.
+    assert_same_everywhere("é\u{85}\x1b[2bx\u{9b}1m\u{a0}\x7f\x00\x07\x1b[2mq\u{90}z".as_bytes());
     assert_same_everywhere(b"a\xe4\xbd\x1b[1mb\xff\x1b[2mc\xc3\x1b[0m\xe4\xbd\xa0\x1b[3m\xf0\x9f");
     assert_same_everywhere(b"\xf0\x9f\x98\x1b[1;1H\xe4\x1b[31mx\x80\x1b[m");
 }

@@ -83,6 +83,8 @@ pub struct State {
     pub(super) redaction: Option<super::redact::Redaction>,
     /// Rows written only by text the stream masker read whole, which the model's check skips.
     pub(super) clean_runs: super::clean_run::CleanRuns,
+    /// Widths of the characters printed lately (`widths.rs`).
+    widths: super::widths::Widths,
 }
 
 /// Sizes are clamped to this range so that no input can make the grid empty or absurdly large.
@@ -108,6 +110,7 @@ impl State {
             kitty_notification: None,
             redaction: None,
             clean_runs: Default::default(),
+            widths: Default::default(),
         }
     }
 
@@ -157,7 +160,7 @@ impl State {
         {
             let width = match c {
                 ' '..='~' => 1,
-                _ => c.width().unwrap_or(0),
+                _ => self.widths.of(c).unwrap_or(0),
             };
             let (cols, col) = (grid.cols(), cursor.col);
             if (1..=2).contains(&width) && col + width <= cols {
@@ -195,7 +198,7 @@ impl State {
 
     fn print_slow(&mut self, c: char, charset: Charset) {
         self.clean_runs.end();
-        let Some(width) = c.width() else { return };
+        let Some(width) = self.widths.of(c) else { return };
         if width == 0 {
             self.attach_mark(c);
             return;

@@ -89,6 +89,7 @@ fn run_task() -> Result<()> {
         "bench-attach" => attach_bench::run(&workspace_root()),
         "bench-pulse" => pulse_bench::run(&workspace_root()),
         "bench-remote" => step("bench-remote", cargo(&["bench", "--bench", "remote"])),
+        "bench-replay" => step("bench-replay", cargo(&["bench", "--bench", "replay"])),
         _ => {
             eprintln!(
                 "usage: cargo xtask <ci|bless|bench|bench-panes|bench-window|bench-attach|bench-pulse|bench-remote>"
