@@ -31,13 +31,21 @@ impl<'a> IntoIterator for &'a Csi {
     }
 }
 
-/// The sequence at the start of `bytes` (which starts with ESC) and its length in bytes.
+impl Default for Csi {
+    fn default() -> Self {
+        Csi { values: [0; MAX], len: 0, action: 0 }
+    }
+}
+
+/// Read the sequence at the start of `bytes` (which starts with ESC) into `csi` (whose
+/// earlier contents do not matter): its length in bytes. The parser keeps one `Csi` to read
+/// into, since copying one out of a return value cost the fast path a tenth of its time.
 #[inline]
-pub(super) fn read(bytes: &[u8]) -> Option<(usize, Csi)> {
+pub(super) fn read(bytes: &[u8], csi: &mut Csi) -> Option<usize> {
     if bytes.get(1) != Some(&b'[') {
         return None;
     }
-    let mut csi = Csi { values: [0; MAX], len: 0, action: 0 };
+    csi.len = 0;
     let mut value: u16 = 0;
     for (at, &byte) in bytes.iter().enumerate().skip(2) {
         match byte {
@@ -54,7 +62,7 @@ pub(super) fn read(bytes: &[u8]) -> Option<(usize, Csi)> {
                 csi.values[csi.len] = value;
                 csi.len += 1;
                 csi.action = byte;
-                return Some((at + 1, csi));
+                return Some(at + 1);
             }
             _ => return None,
         }
@@ -70,17 +78,24 @@ mod tests {
         csi.into_iter().map(|group| group[0]).collect()
     }
 
+    /// What the parser gets: the length and the sequence, or nothing.
+    fn fast(bytes: &[u8]) -> Option<(usize, Csi)> {
+        // Left over from an earlier sequence: nothing of it may show.
+        let mut csi = Csi { values: [7; MAX], len: 9, action: b'X' };
+        read(bytes, &mut csi).map(|len| (len, csi))
+    }
+
     #[test]
     fn reads_parameters_as_vte_gives_them() {
-        let (len, csi) = read(b"\x1b[38;2;1;22;255mX").expect("fast");
+        let (len, csi) = fast(b"\x1b[38;2;1;22;255mX").expect("fast");
         assert_eq!((len, csi.action, values(&csi)), (16, b'm', vec![38, 2, 1, 22, 255]));
-        let (_, csi) = read(b"\x1b[H").expect("fast");
+        let (_, csi) = fast(b"\x1b[H").expect("fast");
         assert_eq!((csi.action, values(&csi)), (b'H', vec![0]));
-        let (_, csi) = read(b"\x1b[;5;H").expect("fast");
+        let (_, csi) = fast(b"\x1b[;5;H").expect("fast");
         assert_eq!(values(&csi), vec![0, 5, 0]);
         // vte saturates: 99999 and a run of a hundred digits are both 65535.
         let long = format!("\x1b[99999;{}m", "9".repeat(100));
-        assert_eq!(values(&read(long.as_bytes()).expect("fast").1), vec![65535, 65535]);
+        assert_eq!(values(&fast(long.as_bytes()).expect("fast").1), vec![65535, 65535]);
     }
 
     #[test]
@@ -98,8 +113,8 @@ mod tests {
             b"\x1b",
             b"\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17m",
         ] {
-            assert_eq!(read(bytes), None, "{bytes:?}");
+            assert_eq!(fast(bytes), None, "{bytes:?}");
         }
-        assert!(read(b"\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16m").is_some());
+        assert!(fast(b"\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16m").is_some());
     }
 }

@@ -43,6 +43,8 @@ enum Follow {
 pub struct Parser {
     vte: vte::Parser,
     at: Follow,
+    /// What the fast path read last.
+    csi: fast_csi::Csi,
     /// Every byte to vte: the reference the fast path is held to (`Terminal::without_fast_path`).
     vte_only: bool,
 }
@@ -66,7 +68,9 @@ impl Parser {
                 bytes = &bytes[read..];
                 continue;
             }
-            let Some(esc) = memchr::memchr(ESC, bytes) else {
+            // Sequences often follow one another: no search for those.
+            let next = if bytes[0] == ESC { Some(0) } else { memchr::memchr(ESC, bytes) };
+            let Some(esc) = next else {
                 let read = ground_text(state, bytes);
                 if read < bytes.len() {
                     hand(&mut self.vte, state, &bytes[read..]);
@@ -78,11 +82,11 @@ impl Parser {
             };
             let (text, sequence) = bytes.split_at(esc);
             let read = ground_text(state, text);
-            match fast_csi::read(sequence) {
-                Some((len, csi)) if read == text.len() => {
+            match fast_csi::read(sequence, &mut self.csi) {
+                Some(len) if read == text.len() => {
                     // What vte's `terminated` before each of the sequence's bytes would do.
                     state.clean_runs.end();
-                    perform::csi(state, &csi, csi.action);
+                    perform::csi(state, &self.csi);
                     bytes = &sequence[len..];
                 }
                 _ => {

@@ -99,6 +99,6 @@ impl Perform for State {
 /// A sequence the parser's fast path read (`parser.rs`): dispatched as vte would have
 /// dispatched it, with no intermediates.
 #[inline(always)]
-pub(super) fn csi(state: &mut State, csi: &Csi, action: u8) {
-    csi::dispatch(state, csi, &[], char::from(action));
+pub(super) fn csi(state: &mut State, csi: &Csi) {
+    csi::dispatch(state, csi, &[], char::from(csi.action));
 }
