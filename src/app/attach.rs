@@ -41,6 +41,11 @@ const QUEUED_BYTES: usize = 64 << 20;
 const QUEUED_FRAMES: usize = 512;
 /// Scrollback rows sent with a pane's snapshot; older ones stay on the server.
 pub const SNAPSHOT_SCROLLBACK: usize = 1000;
+/// Scrollback rows sent with the snapshot that catches up a window that fell behind: during a
+/// flood of output this is sent again and again, and each row's styles are numbered for the
+/// wire (a screen of truecolor cells has thousands), so it carries few; the window asks for
+/// older rows when they are scrolled to, as it does past `SNAPSHOT_SCROLLBACK`.
+const CATCH_UP_SCROLLBACK: usize = 100;
 /// The most scrollback rows one request gets.
 const MOST_ROWS_ASKED: usize = 10_000;
 /// Row requests of one window waiting for the main loop: its reader reads no further until
@@ -205,7 +210,7 @@ impl Window {
             // its chunk may have caught the window up first.
             let term = lock(term);
             if lock(&self.behind).contains(&pane) {
-                self.send_pane(pane, &pane_frame(pane, &term));
+                self.send_pane(pane, &catch_up_frame(pane, &term));
             }
         }
     }
@@ -230,6 +235,11 @@ fn pane_frame(pane: u32, term: &Terminal) -> Arc<[u8]> {
     ToWindow::Pane { pane, snapshot: term.snapshot(SNAPSHOT_SCROLLBACK) }.encode().into()
 }
 
+/// `pane`'s model as it stands, for a replica that fell behind it.
+fn catch_up_frame(pane: u32, term: &Terminal) -> Arc<[u8]> {
+    ToWindow::Pane { pane, snapshot: term.snapshot(CATCH_UP_SCROLLBACK) }.encode().into()
+}
+
 /// A pane's model's follower: each change, to the windows that hold its replica.
 struct PaneFeed {
     pane: u32,
@@ -252,7 +262,7 @@ impl Follower for PaneFeed {
                 })),
                 Pace::Skip => {}
                 Pace::CatchUp => {
-                    window.send(snapshot.get_or_insert_with(|| pane_frame(pane, term)))
+                    window.send(snapshot.get_or_insert_with(|| catch_up_frame(pane, term)))
                 }
             }
         }

@@ -83,6 +83,9 @@ fn a_window_that_falls_behind_is_skipped_then_caught_up_with_the_model_as_it_sta
     assert_eq!(read(&window, &queue, &mut replicas), vec![Applied::Pane(PANE)]);
     same(&term, &replicas);
     assert!(replicas.get(PANE).unwrap().lock().unwrap().screen_text().contains("0005000 the"));
+    // With few scrollback rows: older ones come when the window asks for them.
+    let held = replicas.get(PANE).unwrap().lock().unwrap().scrollback_len();
+    assert_eq!(held, super::CATCH_UP_SCROLLBACK);
 
     // And chunks follow on from it.
     flood(&term, 5001..5003);

@@ -1,6 +1,6 @@
 //! `cargo xtask bench-panes`: paddock's headless panes beside tmux, end to end through real PTYs.
 //!
-//! - Throughput: `cat` of a 64 MiB file in one pane (PTY → parse → model), against a detached
+//! - Throughput: `cat` of a 64 MiB file in one 200x50 pane (PTY → parse → model), against a detached
 //!   tmux session cat-ing the same file, several runs each, alternating; the median is reported.
 //! - Memory: an instance with 8 panes, each filled with 10,000 lines of scrollback at 200
 //!   columns, against a tmux server with 8 windows of the same size and history limit.
@@ -150,12 +150,17 @@ pub(crate) fn headless(paddock: &Path, runtime: &Path, args: &[&str]) -> Result<
     Ok((child, PathBuf::from(line.trim_end())))
 }
 
+/// The panes' size, as `--size` takes it.
+fn size() -> String {
+    format!("{COLS}x{ROWS}")
+}
+
 /// Seconds for `cat FILE` in a headless pane, from start to the end of its output.
 fn paddock_cat(paddock: &Path, runtime: &Path, file: &Path) -> Result<f64> {
     let start = Instant::now();
     let file = file.to_str().context("path")?;
     let (mut child, _) =
-        headless(paddock, runtime, &["--exit-with-child", "--size", "80x24", "-e", "cat", file])?;
+        headless(paddock, runtime, &["--exit-with-child", "--size", &size(), "-e", "cat", file])?;
     let status = child.wait()?;
     if !status.success() {
         bail!("paddock --headless -e cat failed: {status}");
@@ -199,7 +204,7 @@ fn tmux_cat(file: &Path) -> Result<f64> {
     // The session stays up after `cat`, so the server is still there to answer `wait-for`.
     let script =
         format!("cat '{}'; tmux -L {TMUX_SOCKET} wait-for -S cat-done; sleep 60", file.display());
-    tmux_run(&["new-session", "-d", "-x", "80", "-y", "24", &script])?;
+    tmux_run(&["new-session", "-d", "-x", &COLS.to_string(), "-y", &ROWS.to_string(), &script])?;
     tmux_run(&["wait-for", "cat-done"])?;
     let seconds = start.elapsed().as_secs_f64();
     kill_tmux();

@@ -4,14 +4,18 @@
 //!
 //! - `paddock -e cat FILE --exit-with-child` against `alacritty -e cat FILE`, wall time from
 //!   start to exit (start-up, window, GPU setup, the whole file through PTY, parser and frames),
-//!   for 16 MiB of plain text and 16 MiB of dense truecolor cells, alternating, median of 3.
+//!   for 16 MiB each of plain text, an agent's TUI, dense truecolor cells and CJK/emoji/
+//!   combining text, alternating, median of 5; and `-e true` alone: start to exit.
+//! - Memory: each with one idle shell, resident memory (paddock: its window and its server).
+//! - Keystroke to screen: a key sent to each running `cat` until the echo's pixels are on the
+//!   root window (`keystroke.rs`).
 //! - Idle: a window with 4 panes running idle shells, paddock's CPU (the window's and its
 //!   server's) over 10 s.
 //! - The pulse glow: a window whose pane asks a question (needs you: its border pulses),
 //!   paddock's CPU over 10 s of pulsing, beside the same window with `pulse_glow: false`.
 //!
-//! Alacritty comes from $ALACRITTY, else PATH (Debian: `apt-get install alacritty`, or
-//! `cargo install alacritty --root DIR` outside the repository).
+//! Alacritty comes from $ALACRITTY, else PATH (`cargo install alacritty@0.17.0 --root DIR`
+//! outside the repository; Debian's 0.11 is older and slower).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -20,10 +24,22 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use crate::keystroke;
 use crate::panes_bench::{build_log, median, release_paddock, write_file};
 
+// The parse benchmarks' generated streams (an agent's TUI, CJK/emoji/combining text).
+#[allow(dead_code)]
+#[path = "../../benches/common/streams.rs"]
+mod streams;
+
+/// The same grid as paddock's default window (88x29 cells below its bars).
+const ALACRITTY_GRID: [&str; 4] =
+    ["-o", "window.dimensions.columns=88", "-o", "window.dimensions.lines=31"];
+
 const SIZE: usize = 16 << 20;
-const RUNS: usize = 3;
+const RUNS: usize = 5;
+/// Keystrokes timed into each terminal.
+const KEYS: usize = 40;
 const DISPLAY: &str = ":171";
 
 /// An X server on `DISPLAY`, stopped on drop.
@@ -60,10 +76,17 @@ pub fn run(root: &Path) -> Result<()> {
     let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
     let data = root.join("target/bench-window");
     std::fs::create_dir_all(&data)?;
-    let plain = data.join("plain-16m.txt");
-    write_file(&plain, &build_log(SIZE))?;
-    let truecolor = data.join("truecolor-16m.txt");
-    write_file(&truecolor, &truecolor_cells(SIZE))?;
+    let mut files = Vec::new();
+    for (name, file, bytes) in [
+        ("plain text (build log)", "plain", build_log(SIZE)),
+        ("agent-style TUI", "agent", repeated(&streams::agent_tui(), SIZE)),
+        ("dense truecolor cells", "truecolor", truecolor_cells(SIZE)),
+        ("CJK/emoji/combining", "unicode", repeated(&streams::unicode(), SIZE)),
+    ] {
+        let path = data.join(format!("{file}-16m.txt"));
+        write_file(&path, &bytes)?;
+        files.push((name, path));
+    }
     let _xvfb = Xvfb::start(DISPLAY)?;
     let runtime = data.join("runtime");
     std::fs::create_dir_all(&runtime)?;
@@ -73,29 +96,34 @@ pub fn run(root: &Path) -> Result<()> {
     );
     println!("| file | paddock s | {version} s | paddock faster by |");
     println!("| --- | ---: | ---: | ---: |");
-    for (name, file) in [("plain text", &plain), ("dense truecolor cells", &truecolor)] {
+    let start_to_exit = ("start to exit (`-e true`)", None);
+    for (name, file) in files.iter().map(|(n, f)| (*n, Some(f))).chain([start_to_exit]) {
+        let args: Vec<&str> = match file {
+            Some(file) => vec!["cat", path(file)?],
+            None => vec!["true"],
+        };
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..RUNS {
-            ours.push(timed(x(&paddock).env("XDG_RUNTIME_DIR", &runtime).args([
-                "--exit-with-child",
-                "-e",
-                "cat",
-                path(file)?,
-            ]))?);
-            // The same grid as paddock's default window (88x29 cells below its bars).
-            theirs.push(timed(x(&alacritty).args([
-                "-o",
-                "window.dimensions.columns=88",
-                "-o",
-                "window.dimensions.lines=31",
-                "-e",
-                "cat",
-                path(file)?,
-            ]))?);
+            let mut command = x(&paddock);
+            command.env("XDG_RUNTIME_DIR", &runtime).args(["--exit-with-child", "-e"]);
+            ours.push(timed(command.args(&args))?);
+            theirs.push(timed(x(&alacritty).args(ALACRITTY_GRID).arg("-e").args(&args))?);
         }
         let (ours, theirs) = (median(&mut ours), median(&mut theirs));
-        println!("| {name} | {ours:.2} | {theirs:.2} | {:.2}x |", theirs / ours);
+        println!("| {name} | {ours:.3} | {theirs:.3} | {:.2}x |", theirs / ours);
     }
+
+    println!("\n### One idle shell: resident memory, and a key until its echo is on screen\n");
+    println!("| | RSS MiB | PSS MiB | keystroke ms, median | 90th percentile |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    let (ours, mut keys) = idle_paddock(&paddock, &runtime)?;
+    let (p50, p90) = percentiles(&mut keys);
+    let (rss, pss) = (ours.rss, ours.pss);
+    println!("| paddock (window + server) | {rss:.1} | {pss:.1} | {p50:.2} | {p90:.2} |");
+    let (theirs, mut keys) = idle_alacritty(&alacritty)?;
+    let (p50, p90) = percentiles(&mut keys);
+    let (rss, pss) = (theirs.rss, theirs.pss);
+    println!("| {version} | {rss:.1} | {pss:.1} | {p50:.2} | {p90:.2} |");
 
     let idle = idle_cpu(&paddock, &runtime)?;
     println!("\n### Idle: 4 panes with idle shells, 10 s\n");
@@ -169,6 +197,81 @@ pub(crate) fn timed(command: &mut Command) -> Result<f64> {
         bail!("{command:?} failed: {status}");
     }
     Ok(start.elapsed().as_secs_f64())
+}
+
+/// `stream` again and again, cut at `size` bytes.
+fn repeated(stream: &[u8], size: usize) -> Vec<u8> {
+    stream.iter().copied().cycle().take(size).collect()
+}
+
+fn percentiles(values: &mut [f64]) -> (f64, f64) {
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.9))
+}
+
+/// Resident memory of paddock's window and server with one pane running `sh` (after it
+/// settles), then keystroke latencies into the same window running `cat`.
+fn idle_paddock(paddock: &Path, runtime: &Path) -> Result<(Memory, Vec<f64>)> {
+    let mut child = x(paddock)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .args(["-e", "sh", "-c", "sleep 4; exec cat"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("cannot start paddock")?;
+    let mut socket = String::new();
+    BufReader::new(child.stdout.take().context("stdout")?).read_line(&mut socket)?;
+    let socket = socket.trim_end().to_owned();
+    std::thread::sleep(Duration::from_secs(3));
+    let resident = resident_mib(child.id())? + resident_mib(server_pid(&socket)?)?;
+    std::thread::sleep(Duration::from_secs(2));
+    let keys = keystroke::latencies(DISPLAY, KEYS);
+    let _ = Command::new(paddock).args(["ctl", "--socket", &socket, "stop"]).status();
+    let _ = child.wait();
+    Ok((resident, keys?))
+}
+
+/// The same for Alacritty.
+fn idle_alacritty(alacritty: &Path) -> Result<(Memory, Vec<f64>)> {
+    let mut child = x(alacritty)
+        .args(ALACRITTY_GRID)
+        .args(["-e", "sh", "-c", "sleep 4; exec cat"])
+        .spawn()
+        .context("cannot start Alacritty")?;
+    std::thread::sleep(Duration::from_secs(3));
+    let resident = resident_mib(child.id());
+    std::thread::sleep(Duration::from_secs(2));
+    let keys = keystroke::latencies(DISPLAY, KEYS);
+    let _ = child.kill();
+    let _ = child.wait();
+    Ok((resident?, keys?))
+}
+
+/// Resident memory of a process in MiB: all of it (RSS), and with each page shared with other
+/// processes counted as its share (PSS). paddock's window and server map the same binary, so
+/// their RSS counts its pages twice; their PSS adds up.
+fn resident_mib(pid: u32) -> Result<Memory> {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))?;
+    let field = |name: &str| -> Result<f64> {
+        let line = rollup.lines().find(|l| l.starts_with(name)).context("smaps_rollup")?;
+        let kib: f64 = line.split_whitespace().nth(1).context("a value")?.parse()?;
+        Ok(kib / 1024.0)
+    };
+    Ok(Memory { rss: field("Rss:")?, pss: field("Pss:")? })
+}
+
+#[derive(Clone, Copy)]
+struct Memory {
+    rss: f64,
+    pss: f64,
+}
+
+impl std::ops::Add for Memory {
+    type Output = Memory;
+
+    fn add(self, other: Memory) -> Memory {
+        Memory { rss: self.rss + other.rss, pss: self.pss + other.pss }
+    }
 }
 
 /// Lines of 80 cells, each with its own truecolor foreground and background.
