@@ -152,15 +152,9 @@ fn glow_cpu(paddock: &Path, runtime: &Path, glow: bool) -> Result<(f64, u64)> {
              threads: [(name: \"asks\", command: [\"sh\", \"-c\", \"{question}\"])])"
         ),
     )?;
-    let mut child = x(paddock)
-        .env("XDG_RUNTIME_DIR", runtime)
-        .env("XDG_CONFIG_HOME", runtime.join("config"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("cannot start paddock")?;
-    let mut socket = String::new();
-    BufReader::new(child.stdout.take().context("stdout")?).read_line(&mut socket)?;
-    let socket = socket.trim_end().to_owned();
+    let (mut child, socket) = start_window(
+        x(paddock).env("XDG_RUNTIME_DIR", runtime).env("XDG_CONFIG_HOME", runtime.join("config")),
+    )?;
     std::thread::sleep(Duration::from_secs(2));
     let ls = Command::new(paddock).args(["ls", "--json", "--socket", &socket]).output()?;
     if !String::from_utf8_lossy(&ls.stdout).contains("\"needs_you\"") {
@@ -213,15 +207,12 @@ fn percentiles(values: &mut [f64]) -> (f64, f64) {
 /// Resident memory of paddock's window and server with one pane running `sh` (after it
 /// settles), then keystroke latencies into the same window running `cat`.
 fn idle_paddock(paddock: &Path, runtime: &Path) -> Result<(Memory, Vec<f64>)> {
-    let mut child = x(paddock)
-        .env("XDG_RUNTIME_DIR", runtime)
-        .args(["-e", "sh", "-c", "sleep 4; exec cat"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("cannot start paddock")?;
-    let mut socket = String::new();
-    BufReader::new(child.stdout.take().context("stdout")?).read_line(&mut socket)?;
-    let socket = socket.trim_end().to_owned();
+    let (mut child, socket) = start_window(x(paddock).env("XDG_RUNTIME_DIR", runtime).args([
+        "-e",
+        "sh",
+        "-c",
+        "sleep 4; exec cat",
+    ]))?;
     std::thread::sleep(Duration::from_secs(3));
     let resident = resident_mib(child.id())? + resident_mib(server_pid(&socket)?)?;
     std::thread::sleep(Duration::from_secs(2));
@@ -295,15 +286,9 @@ fn truecolor_cells(size: usize) -> Vec<u8> {
 
 /// paddock's own CPU (all its threads) over 10 s with 4 idle shells, in % of one core.
 fn idle_cpu(paddock: &Path, runtime: &Path) -> Result<(f64, u64)> {
-    let mut child = x(paddock)
-        .env("XDG_RUNTIME_DIR", runtime)
-        .args(["-e", "sh"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("cannot start paddock")?;
-    let mut socket = String::new();
-    BufReader::new(child.stdout.take().context("stdout")?).read_line(&mut socket)?;
-    let socket = socket.trim_end();
+    let (mut child, socket) =
+        start_window(x(paddock).env("XDG_RUNTIME_DIR", runtime).args(["-e", "sh"]))?;
+    let socket = socket.as_str();
     for (pane, direction) in [("1", "--right"), ("1", "--down"), ("2", "--down")] {
         let status = Command::new(paddock)
             .args(["ctl", "--socket", socket, "split", "--pane", pane, direction, "--", "sh"])
@@ -321,6 +306,14 @@ fn idle_cpu(paddock: &Path, runtime: &Path) -> Result<(f64, u64)> {
     let _ = child.wait();
     // Clock ticks are 1/100 s on Linux: 10 s is 1,000 ticks of one core.
     Ok((ticks as f64 / 10.0, ticks))
+}
+
+/// Start a paddock window; it and its control socket's path (the first line it prints).
+fn start_window(command: &mut Command) -> Result<(Child, String)> {
+    let mut child = command.stdout(Stdio::piped()).spawn().context("cannot start paddock")?;
+    let mut socket = String::new();
+    BufReader::new(child.stdout.take().context("stdout")?).read_line(&mut socket)?;
+    Ok((child, socket.trim_end().to_owned()))
 }
 
 /// The server's pid, from its control socket's name (`<pid>.sock`): the window is a process
