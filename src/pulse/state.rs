@@ -172,8 +172,14 @@ impl Pulse {
         }
         if raised.is_none() {
             if let Some(rule) = &seen.screen_rule {
-                let already =
-                    matches!(&self.state, PulseState::NeedsYou(Reason::Screen(r)) if r == rule);
+                // Raised already: by this rule, or by the program's own word since (a hook's
+                // notification says more than the dialog it is about, and stands until the
+                // user answers).
+                let already = match &self.state {
+                    PulseState::NeedsYou(Reason::Screen(r)) => r == rule,
+                    PulseState::NeedsYou(_) => true,
+                    _ => false,
+                };
                 if !already && self.dismissed.as_ref() != Some(rule) {
                     raised = Some(Reason::Screen(rule.clone()));
                 }
@@ -190,8 +196,13 @@ impl Pulse {
             if !typed && !rule_gone {
                 return &self.state;
             }
-            if let (true, Reason::Screen(rule)) = (typed, reason) {
-                self.dismissed = Some(rule.clone());
+            // The answer is to the question on screen too, whatever raised it.
+            match (typed, reason) {
+                (true, Reason::Screen(rule)) => self.dismissed = Some(rule.clone()),
+                (true, _) if seen.screen_rule.is_some() => {
+                    self.dismissed.clone_from(&seen.screen_rule)
+                }
+                _ => {}
             }
             self.raised_at = None;
             // An answer sets the program going: it reads as working for a moment, and on
@@ -367,6 +378,26 @@ mod tests {
         assert_eq!(pane.tick(4.0), PulseState::Working);
         pane.seen.screen_rule = Some(rule.clone());
         assert_eq!(pane.tick(5.0), PulseState::NeedsYou(Reason::Screen(rule)));
+    }
+
+    #[test]
+    fn a_programs_notification_about_its_dialog_stands_until_the_user_answers() {
+        let mut pane = Pane::new();
+        let rule = "Allow execution of".to_owned();
+        pane.seen.screen_rule = Some(rule.clone());
+        assert_eq!(pane.tick(1.0), PulseState::NeedsYou(Reason::Screen(rule.clone())));
+        // The agent's own hook says why, while its dialog stays on screen.
+        pane.seen.notifications = 1;
+        pane.seen.last_notification = Some("Tool Confirm requires execution".into());
+        let told =
+            PulseState::NeedsYou(Reason::Notification("Tool Confirm requires execution".into()));
+        assert_eq!(pane.tick(1.5), told);
+        assert_eq!(pane.tick(2.0), told, "not taken back by the rule still on screen");
+        assert_eq!(pane.tick(9.0), told);
+        // The answer is to both: the dialog still showing is not raised again.
+        pane.seen.last_typed = Some(at(9.5));
+        assert_eq!(pane.tick(10.0), PulseState::Working);
+        assert_eq!(pane.tick(10.25), PulseState::Working);
     }
 
     #[test]
