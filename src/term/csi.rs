@@ -15,15 +15,14 @@ fn next_or<'a>(params: &mut impl Iterator<Item = &'a [u16]>, default: u16) -> u1
     }
 }
 
-/// A CSI sequence's parameters as groups (a value and its `:` sub-parameters): vte's
-/// `Params`, or the parser's fast path's `Csi`.
-pub fn dispatch<'a, P>(state: &mut State, params: &'a P, intermediates: &[u8], action: char)
+/// `params`: a CSI sequence's parameters as groups (a value and its `:` sub-parameters), from
+/// vte's `Params` or the parser's fast path's `Csi`.
+pub fn dispatch<'a, I>(state: &mut State, params: I, intermediates: &[u8], action: char)
 where
-    P: ?Sized,
-    &'a P: IntoIterator<Item = &'a [u16]>,
+    I: Iterator<Item = &'a [u16]>,
 {
-    let mut args = params.into_iter();
-    let n = |args: &mut <&'a P as IntoIterator>::IntoIter| next_or(args, 1) as usize;
+    let mut args = params;
+    let n = |args: &mut I| next_or(args, 1) as usize;
     match (action, intermediates) {
         ('@', []) => state.insert_blank(n(&mut args)),
         ('A', []) => state.move_up(n(&mut args)),
@@ -74,7 +73,7 @@ where
         ('l', []) => args.for_each(|p| set_ansi_mode(state, p[0], false)),
         ('h', [b'?']) => args.for_each(|p| set_private_mode(state, p[0], true)),
         ('l', [b'?']) => args.for_each(|p| set_private_mode(state, p[0], false)),
-        ('m', []) => sgr::apply(state, params),
+        ('m', []) => sgr::apply(state, args),
         ('n', []) => device_status(state, next_or(&mut args, 0)),
         ('p', [b'$']) => {
             let mode = next_or(&mut args, 0);

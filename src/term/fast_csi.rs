@@ -21,12 +21,9 @@ pub(super) struct Csi {
     pub(super) action: u8,
 }
 
-/// The parameters as vte's `Params` iterates them: one group of one value each.
-impl<'a> IntoIterator for &'a Csi {
-    type Item = &'a [u16];
-    type IntoIter = std::slice::Chunks<'a, u16>;
-
-    fn into_iter(self) -> Self::IntoIter {
+impl Csi {
+    /// The parameters as vte's `Params` iterates them: one group of one value each.
+    pub(super) fn groups(&self) -> std::slice::Chunks<'_, u16> {
         self.values[..self.len].chunks(1)
     }
 }
@@ -75,7 +72,7 @@ mod tests {
     use super::*;
 
     fn values(csi: &Csi) -> Vec<u16> {
-        csi.into_iter().map(|group| group[0]).collect()
+        csi.groups().map(|group| group[0]).collect()
     }
 
     /// What the parser gets: the length and the sequence, or nothing.

@@ -51,7 +51,7 @@ impl Perform for State {
         if ignore || intermediates.len() > 2 {
             return;
         }
-        csi::dispatch(self, params, intermediates, action);
+        csi::dispatch(self, params.iter(), intermediates, action);
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
@@ -100,5 +100,5 @@ impl Perform for State {
 /// dispatched it, with no intermediates.
 #[inline(always)]
 pub(super) fn csi(state: &mut State, csi: &Csi) {
-    csi::dispatch(state, csi, &[], char::from(csi.action));
+    csi::dispatch(state, csi.groups(), &[], char::from(csi.action));
 }

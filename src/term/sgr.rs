@@ -5,13 +5,9 @@ use super::state::State;
 
 /// `params` as groups (a value and its `:` sub-parameters): vte's `Params`, or the parser's
 /// fast path's `Csi`.
-pub fn apply<'a, P>(state: &mut State, params: &'a P)
-where
-    P: ?Sized,
-    &'a P: IntoIterator<Item = &'a [u16]>,
-{
+pub fn apply<'a>(state: &mut State, params: impl Iterator<Item = &'a [u16]>) {
     let mut style = state.active.cursor.pen.style;
-    let mut iter = params.into_iter();
+    let mut iter = params;
     let mut any = false;
     while let Some(param) = iter.next() {
         any = true;
