@@ -34,7 +34,21 @@ impl Xvfb {
         BufReader::new(stdout).read_line(&mut number).expect("Xvfb's display number");
         let number = number.trim();
         assert!(!number.is_empty(), "Xvfb did not start (no display number)");
-        Xvfb { child, display: format!(":{number}") }
+        let x = Xvfb { child, display: format!(":{number}") };
+        // Once a client gets through: on a loaded machine, a display number taken over from a
+        // server killed a moment ago has refused the first connection (CI saw `paddock attach`
+        // fail there to open its window).
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !x
+            .command("xdotool")
+            .arg("getdisplaygeometry")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            assert!(Instant::now() < deadline, "Xvfb on {} takes no connections", x.display);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        x
     }
 
     pub(crate) fn command(&self, program: &str) -> Command {
