@@ -3,8 +3,9 @@
 //! Most escape sequences programs write are CSI with decimal parameters (SGR, cursor
 //! positioning, erasing). vte reads them a byte at a time through its state machine; here,
 //! while vte stands in its ground state, a whole `ESC [ params final` is read in one loop
-//! (`fast_csi.rs`) and dispatched with the parameters vte would have given. Short stretches
-//! of printable ASCII between two such sequences are printed here too. Everything else goes
+//! (`fast_csi.rs`) and dispatched with the parameters vte would have given, and text is
+//! decoded and printed in one pass (`text.rs`) up to the first byte that is not a whole valid
+//! character. Everything else goes
 //! to vte, unchanged: the model sees the same calls in the same order either way, which the
 //! differential tests check byte for byte (`parser_tests.rs`, `tests/it/differential.rs`).
 //!
