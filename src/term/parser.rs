@@ -5,9 +5,9 @@
 //! while vte stands in its ground state, a whole `ESC [ params final` is read in one loop
 //! (`fast_csi.rs`) and dispatched with the parameters vte would have given, and text is
 //! decoded and printed in one pass (`text.rs`) up to the first byte that is not a whole valid
-//! character. Everything else goes
-//! to vte, unchanged: the model sees the same calls in the same order either way, which the
-//! differential tests check byte for byte (`parser_tests.rs`, `tests/it/differential.rs`).
+//! character. Everything else goes to vte, unchanged: the model sees the same calls in the
+//! same order either way, which the tests check byte for byte (`parser_tests.rs`,
+//! `tests/it/fast_path.rs`).
 //!
 //! vte's state is private, so the parser follows it. Having handed vte an ESC it did not
 //! read itself, it steps a coarse copy of vte's state machine over what it hands on, and
