@@ -33,13 +33,14 @@ pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
         }
         None => {
             let listen = args.listen.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
-            let mut server = server_args(args, listen.as_deref());
             // A server that died left its record: the new one says what was lost and starts
             // no agent unasked.
+            let mut lost: Vec<OsString> = Vec::new();
             for record in paddock::app::lost::dead_servers() {
-                server.push("--lost".into());
-                server.push(record.into());
+                lost.push("--lost".into());
+                lost.push(record.into());
             }
+            let server = server_args(args, listen.as_deref(), lost);
             start_server(&server, listen.as_deref())?
         }
     };
@@ -56,8 +57,7 @@ pub fn relay_stdio(args: &RunArgs) -> anyhow::Result<u8> {
         None => match find_server()? {
             Some(socket) => socket,
             None => {
-                let mut server = server_args(args, None);
-                server.push("--open-nothing".into());
+                let server = server_args(args, None, vec!["--open-nothing".into()]);
                 start_server(&server, None)?
             }
         },
@@ -100,8 +100,14 @@ fn new_tab(socket: &std::path::Path, command: &[String]) -> anyhow::Result<()> {
 }
 
 /// What the started server is told: everything `paddock` was given that is the server's.
-fn server_args(args: &RunArgs, listen: Option<&std::path::Path>) -> Vec<OsString> {
-    let mut out: Vec<OsString> = Vec::new();
+/// The arguments of `paddock server` for a window's `args`, with `flags` of the launcher's
+/// own. Every flag comes before `-e`: what follows it is the pane's command, word for word.
+fn server_args(
+    args: &RunArgs,
+    listen: Option<&std::path::Path>,
+    flags: Vec<OsString>,
+) -> Vec<OsString> {
+    let mut out: Vec<OsString> = flags;
     if let Some(config) = &args.config {
         out.push("--config".into());
         out.push(std::path::absolute(config).unwrap_or(config.clone()).into());
@@ -122,4 +128,30 @@ fn server_args(args: &RunArgs, listen: Option<&std::path::Path>) -> Vec<OsString
         out.extend(args.exec.iter().map(OsString::from));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::server_args;
+    use crate::cli::Cli;
+
+    #[test]
+    fn the_launchers_own_flags_never_land_in_the_panes_command() {
+        let cli = Cli::try_parse_from(["paddock", "--exit-with-child", "-e", "cat", "f"]).unwrap();
+        let lost = vec!["--lost".into(), "/state/9.json".into()];
+        let server = server_args(&cli.run, None, lost);
+        let words: Vec<&str> = server.iter().map(|w| w.to_str().unwrap()).collect();
+        assert_eq!(words, ["--lost", "/state/9.json", "--exit-with-child", "-e", "cat", "f"]);
+        // And the server reads them so: the pane runs `cat f`, nothing more.
+        let mut server_cli = vec!["paddock", "server"];
+        server_cli.extend(&words);
+        let Some(crate::cli::Command::Server(parsed)) =
+            Cli::try_parse_from(server_cli).unwrap().command
+        else {
+            panic!("not the server's command line");
+        };
+        assert_eq!(parsed.exec, ["cat", "f"]);
+    }
 }

@@ -13,5 +13,5 @@ pub mod state;
 
 pub use activity::Activity;
 pub use rules::{Rules, DEFAULT_RULES};
-pub use sampler::{PanePulse, Sampler, Snapshot, Watch};
+pub use sampler::{level_step, PanePulse, Sampler, Snapshot, Watch};
 pub use state::{PulseState, Reason, Thresholds};

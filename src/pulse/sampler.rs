@@ -91,6 +91,11 @@ impl PanePulse {
 /// Levels are told apart to this step when deciding whether to wake the window.
 const LEVEL_STEPS: f32 = 8.0;
 
+/// A level of activity (0 to 1) to the step a window tells apart.
+pub fn level_step(level: f32) -> u8 {
+    (level.clamp(0.0, 1.0) * LEVEL_STEPS).round() as u8
+}
+
 /// Every watched pane at one tick.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
@@ -280,7 +285,7 @@ fn run(
         let changed: HashMap<u32, (PulseState, u8)> = snapshot
             .panes
             .iter()
-            .map(|(id, p)| (*id, (p.state.clone(), (p.level() * LEVEL_STEPS).round() as u8)))
+            .map(|(id, p)| (*id, (p.state.clone(), level_step(p.level()))))
             .collect();
         let _ = stale.try_recv();
         let _ = publish.try_send(Arc::new(snapshot));

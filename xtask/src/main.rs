@@ -86,7 +86,7 @@ fn run_task() -> Result<()> {
         "bless" => bless(),
         "bench" => bench(),
         "bench-panes" => panes_bench::run(&workspace_root()),
-        "bench-window" => window_bench::run(&workspace_root()),
+        "bench-window" => window_bench::run(&workspace_root(), std::env::args().nth(2).as_deref()),
         "bench-attach" => attach_bench::run(&workspace_root()),
         "bench-pulse" => pulse_bench::run(&workspace_root()),
         "bench-remote" => step("bench-remote", cargo(&["bench", "--bench", "remote"])),
@@ -100,7 +100,8 @@ fn run_task() -> Result<()> {
             eprintln!("  bless  rewrite expected test output files");
             eprintln!("  bench  run the parse benchmark and print the table with ratios");
             eprintln!("  bench-panes  headless panes beside tmux: cat throughput, memory");
-            eprintln!("  bench-window  the window beside Alacritty under Xvfb; idle cost");
+            eprintln!("  bench-window [streams|memory|idle|glow]  the window beside Alacritty");
+            eprintln!("                under Xvfb; idle cost (all four parts, or the one named)");
             eprintln!("  bench-attach  an attached window beside --single-process and Alacritty;");
             eprintln!("                attach latency and window memory with 8 full panes");
             eprintln!("  bench-pulse  the sampler's CPU with 16 panes; paddock ls beside tmux");

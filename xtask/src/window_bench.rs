@@ -65,7 +65,13 @@ impl Drop for Xvfb {
     }
 }
 
-pub fn run(root: &Path) -> Result<()> {
+/// Run every part of the benchmark, or only the one `part` names.
+pub fn run(root: &Path, part: Option<&str>) -> Result<()> {
+    let parts = ["streams", "memory", "idle", "glow"];
+    if let Some(part) = part.filter(|p| !parts.contains(p)) {
+        bail!("no part {part:?} of bench-window: {}", parts.join(", "));
+    }
+    let wanted = |name: &str| part.is_none_or(|p| p == name);
     let paddock = release_paddock(root)?;
     let alacritty =
         std::env::var_os("ALACRITTY").map_or_else(|| PathBuf::from("alacritty"), PathBuf::from);
@@ -91,6 +97,37 @@ pub fn run(root: &Path) -> Result<()> {
     let runtime = data.join("runtime");
     std::fs::create_dir_all(&runtime)?;
 
+    if wanted("streams") {
+        streams_beside(&paddock, &alacritty, &version, &files, &runtime)?;
+    }
+    if wanted("memory") {
+        memory_beside(&paddock, &alacritty, &version, &runtime)?;
+    }
+    if wanted("idle") {
+        let idle = idle_cpu(&paddock, &runtime)?;
+        println!("\n### Idle: 4 panes with idle shells, 10 s\n");
+        println!("paddock used {:.2}% of one core ({} ticks of CPU time in 10 s)", idle.0, idle.1);
+    }
+    if wanted("glow") {
+        println!("\n### A pane that needs you, 10 s of its pulsing border\n");
+        println!("| pulse_glow | paddock, % of one core |");
+        println!("| --- | ---: |");
+        for glow in [true, false] {
+            let (share, _) = glow_cpu(&paddock, &data.join(format!("glow-{glow}")), glow)?;
+            println!("| {glow} | {share:.2} |");
+        }
+    }
+    Ok(())
+}
+
+/// The four streams and start to exit, alternating, medians of [`RUNS`].
+fn streams_beside(
+    paddock: &Path,
+    alacritty: &Path,
+    version: &str,
+    files: &[(&str, PathBuf)],
+    runtime: &Path,
+) -> Result<()> {
     println!(
         "\n### 16 MiB through a window under Xvfb, llvmpipe (median of {RUNS}, wall seconds)\n"
     );
@@ -104,38 +141,30 @@ pub fn run(root: &Path) -> Result<()> {
         };
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..RUNS {
-            let mut command = x(&paddock);
-            command.env("XDG_RUNTIME_DIR", &runtime).args(["--exit-with-child", "-e"]);
+            let mut command = x(paddock);
+            command.env("XDG_RUNTIME_DIR", runtime).args(["--exit-with-child", "-e"]);
             ours.push(timed(command.args(&args))?);
-            theirs.push(timed(x(&alacritty).args(ALACRITTY_GRID).arg("-e").args(&args))?);
+            theirs.push(timed(x(alacritty).args(ALACRITTY_GRID).arg("-e").args(&args))?);
         }
         let (ours, theirs) = (median(&mut ours), median(&mut theirs));
         println!("| {name} | {ours:.3} | {theirs:.3} | {:.2}x |", theirs / ours);
     }
+    Ok(())
+}
 
+/// Memory with one idle shell, and keystroke latency, beside Alacritty.
+fn memory_beside(paddock: &Path, alacritty: &Path, version: &str, runtime: &Path) -> Result<()> {
     println!("\n### One idle shell: resident memory, and a key until its echo is on screen\n");
     println!("| | RSS MiB | PSS MiB | keystroke ms, median | 90th percentile |");
     println!("| --- | ---: | ---: | ---: | ---: |");
-    let (ours, mut keys) = idle_paddock(&paddock, &runtime)?;
+    let (ours, mut keys) = idle_paddock(paddock, runtime)?;
     let (p50, p90) = percentiles(&mut keys);
     let (rss, pss) = (ours.rss, ours.pss);
     println!("| paddock (window + server) | {rss:.1} | {pss:.1} | {p50:.2} | {p90:.2} |");
-    let (theirs, mut keys) = idle_alacritty(&alacritty)?;
+    let (theirs, mut keys) = idle_alacritty(alacritty)?;
     let (p50, p90) = percentiles(&mut keys);
     let (rss, pss) = (theirs.rss, theirs.pss);
     println!("| {version} | {rss:.1} | {pss:.1} | {p50:.2} | {p90:.2} |");
-
-    let idle = idle_cpu(&paddock, &runtime)?;
-    println!("\n### Idle: 4 panes with idle shells, 10 s\n");
-    println!("paddock used {:.2}% of one core ({} ticks of CPU time in 10 s)", idle.0, idle.1);
-
-    println!("\n### A pane that needs you, 10 s of its pulsing border\n");
-    println!("| pulse_glow | paddock, % of one core |");
-    println!("| --- | ---: |");
-    for glow in [true, false] {
-        let (share, _) = glow_cpu(&paddock, &data.join(format!("glow-{glow}")), glow)?;
-        println!("| {glow} | {share:.2} |");
-    }
     Ok(())
 }
 

@@ -385,49 +385,14 @@ fn title_strip(
             _ => 31,
         },
     });
-    // Short: the strip also holds the program, its title and the lock.
-    let pulse_text = pulse.map(|p| match &p.state {
-        PulseState::NeedsYou(reason) => {
-            let why = match reason {
-                Reason::Bell => "bell".to_owned(),
-                Reason::Prompt => "prompt".to_owned(),
-                Reason::Notification(text) | Reason::Screen(text) => chrome::clean(text, 24),
-            };
-            format!("NEEDS YOU: {why}")
-        }
-        PulseState::Exited(_) => "exited".to_owned(),
-        state => state.name().to_owned(),
-    });
-    // Memory in use, and against its thread's limit where it has one.
     let limit = look.and_then(|l| l.memory_limit);
-    let pulse_text = pulse.zip(pulse_text).map(|(p, text)| {
-        let text = match (p.memory_bytes, limit) {
-            (0, _) => text,
-            (used, None) => format!("{text} \u{b7} {}", crate::cgroup::size_words(used)),
-            (used, Some(most)) => format!(
-                "{text} \u{b7} {}/{}",
-                crate::cgroup::size_words(used),
-                crate::cgroup::size_words(most)
-            ),
-        };
-        match p.muted {
-            true => format!("muted \u{b7} {text}"),
-            false => text,
-        }
-    });
+    let pulse_text = pulse.map(|p| pulse_words(p, limit));
     let pulse_badge = pulse.zip(pulse_text.as_deref()).map(|(p, text)| chrome::Badge {
         text,
         short: pulse_symbol(&p.counted_state()),
         color: pulse_color(&p.counted_state()),
     });
-    // The last minute: CPU (a core is full height) or output (its own peak), whichever is
-    // higher that second.
-    let spark = pulse.filter(|p| !p.history.is_empty()).map(|p| {
-        let out_peak = p.history.iter().map(|h| h.1).fold(1.0, f32::max);
-        let levels: Vec<f32> =
-            p.history.iter().map(|(cpu, out)| (cpu / 100.0).max(out / out_peak)).collect();
-        chrome::sparkline(&levels[levels.len().saturating_sub(20)..], 0.05)
-    });
+    let spark = pulse.and_then(sparkline);
     let strip = chrome::Strip {
         name,
         program,
@@ -439,6 +404,79 @@ fn title_strip(
         spark: spark.as_deref(),
     };
     chrome::title_strip(&strip, cols)
+}
+
+/// The pulse badge's words: its state (short: the strip also holds the program, its title
+/// and the lock), and its memory in use, against its thread's limit where it has one.
+fn pulse_words(p: &PanePulse, limit: Option<u64>) -> String {
+    let text = match &p.state {
+        PulseState::NeedsYou(reason) => {
+            let why = match reason {
+                Reason::Bell => "bell".to_owned(),
+                Reason::Prompt => "prompt".to_owned(),
+                Reason::Notification(text) | Reason::Screen(text) => chrome::clean(text, 24),
+            };
+            format!("NEEDS YOU: {why}")
+        }
+        PulseState::Exited(_) => "exited".to_owned(),
+        state => state.name().to_owned(),
+    };
+    let text = match (p.memory_bytes, limit) {
+        (0, _) => text,
+        (used, None) => format!("{text} \u{b7} {}", crate::cgroup::size_words(used)),
+        (used, Some(most)) => format!(
+            "{text} \u{b7} {}/{}",
+            crate::cgroup::size_words(used),
+            crate::cgroup::size_words(most)
+        ),
+    };
+    match p.muted {
+        true => format!("muted \u{b7} {text}"),
+        false => text,
+    }
+}
+
+/// The strip's last 20 seconds: CPU (a core is full height) or output (its own peak),
+/// whichever is higher each second.
+fn sparkline(p: &PanePulse) -> Option<String> {
+    if p.history.is_empty() {
+        return None;
+    }
+    let out_peak = p.history.iter().map(|h| h.1).fold(1.0, f32::max);
+    let levels: Vec<f32> =
+        p.history.iter().map(|(cpu, out)| (cpu / 100.0).max(out / out_peak)).collect();
+    Some(chrome::sparkline(&levels[levels.len().saturating_sub(20)..], 0.05))
+}
+
+/// What of a pane's look a frame draws. Two looks with the same `DrawnLook` draw the same
+/// frame, so a view from the server that changes only what no frame shows (the time in a
+/// state, CPU figures between two glow steps) wakes no redraw: an idle window draws nothing.
+#[derive(Debug, PartialEq)]
+pub struct DrawnLook {
+    /// The look without its pulse.
+    rest: PaneLook,
+    pulse: Option<DrawnPulse>,
+}
+
+#[derive(Debug, PartialEq)]
+struct DrawnPulse {
+    state: PulseState,
+    words: String,
+    spark: Option<String>,
+    /// The glow's level, in the sampler's steps.
+    level: u8,
+}
+
+impl DrawnLook {
+    pub fn of(look: &PaneLook) -> DrawnLook {
+        let pulse = look.pulse.as_ref().map(|p| DrawnPulse {
+            state: p.counted_state(),
+            words: pulse_words(p, look.memory_limit),
+            spark: sparkline(p),
+            level: crate::pulse::level_step(p.level()),
+        });
+        DrawnLook { rest: PaneLook { pulse: None, ..look.clone() }, pulse }
+    }
 }
 
 /// The title strip's note for a pinned program that changed since its approval: both
@@ -455,5 +493,55 @@ fn changed_note(changed: &ChangedLook, cx: &FrameContext<'_>) -> String {
     match cx.approve_chord {
         Some(chord) => format!("{what}: {chord} approves"),
         None => what,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::DrawnLook;
+    use crate::app::PaneLook;
+    use crate::pulse::{PanePulse, PulseState};
+
+    fn look(since: Duration, cpu: f32, history: Vec<(f32, f32)>, memory: u64) -> PaneLook {
+        let pulse = PanePulse {
+            state: PulseState::Quiet,
+            cpu_percent: cpu,
+            out_bytes_per_s: 0.0,
+            since,
+            history,
+            memory_bytes: memory,
+            muted: false,
+        };
+        PaneLook {
+            name: None,
+            program: "sh".into(),
+            lock: None,
+            pulse: Some(pulse),
+            memory_limit: None,
+            config_changed: false,
+            lock_widening: Vec::new(),
+            changed_program: None,
+            net_refused: None,
+            clipboard: crate::config::ClipboardRule::Ask,
+        }
+    }
+
+    #[test]
+    fn a_look_draws_the_same_frame_until_its_strip_or_glow_would_change() {
+        let idle = vec![(0.0, 0.0); 30];
+        let drawn = DrawnLook::of(&look(Duration::from_secs(3), 0.0, idle.clone(), 4 << 20));
+        // Later, a little CPU, a few more bytes: the strip reads the same.
+        let later = look(Duration::from_secs(9), 0.4, idle.clone(), (4 << 20) + 100);
+        assert_eq!(DrawnLook::of(&later), drawn);
+        // What the strip shows: its sparkline, its memory in words, its state.
+        let mut busy = idle.clone();
+        busy.push((90.0, 0.0));
+        assert_ne!(DrawnLook::of(&look(Duration::from_secs(3), 0.0, busy, 4 << 20)), drawn);
+        assert_ne!(DrawnLook::of(&look(Duration::from_secs(3), 0.0, idle.clone(), 9 << 20)), drawn);
+        let mut working = look(Duration::from_secs(3), 0.0, idle, 4 << 20);
+        working.pulse.as_mut().unwrap().state = PulseState::Working;
+        assert_ne!(DrawnLook::of(&working), drawn);
     }
 }

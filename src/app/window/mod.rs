@@ -39,7 +39,7 @@ use crate::view::{ClipboardNote, PaneView};
 use clipboard::{Board, Clipboard};
 use frame::{FrameBuilder, FrameContext};
 use panes::Panes;
-use remote::{Remote, RemoteEvent};
+use remote::{Remote, RemoteEvent, Took};
 use surface::{Look, Surface};
 
 enum UserEvent {
@@ -190,12 +190,10 @@ impl WindowApp {
         config: Config,
         pending: Arc<AtomicBool>,
     ) -> WindowApp {
-        let gpu = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
-            event_loop.owned_display_handle(),
-        )));
+        let display = event_loop.owned_display_handle();
         WindowApp {
             panes,
-            gpu,
+            display,
             surface: None,
             pending,
             modifiers: ModifiersState::empty(),
@@ -238,7 +236,8 @@ fn forward<T: Send + 'static>(
 
 struct WindowApp {
     panes: Panes,
-    gpu: wgpu::Instance,
+    /// The display the window's GPU instance is made for (`Surface::new`).
+    display: winit::event_loop::OwnedDisplayHandle,
     surface: Option<Surface>,
     pending: Arc<AtomicBool>,
     modifiers: ModifiersState,
@@ -429,9 +428,11 @@ impl WindowApp {
             RemoteEvent::Pane(pane, _) | RemoteEvent::Rows(pane) => Some(*pane),
             _ => None,
         };
+        let mut seen = true;
         match remote.take(event) {
-            Ok(Some(said)) => eprintln!("paddock: {said}"),
-            Ok(None) => {}
+            Ok(Took::Said(said)) => eprintln!("paddock: {said}"),
+            Ok(Took::Changed) => {}
+            Ok(Took::Unseen) => seen = false,
             Err(None) => {
                 eprintln!("paddock: the paddock server stopped");
                 let code = remote.exit_code().unwrap_or(0);
@@ -458,7 +459,9 @@ impl WindowApp {
         if self.config.desktop_notifications {
             self.announce();
         }
-        self.redraw();
+        if seen {
+            self.redraw();
+        }
     }
 
     fn stop(&mut self, event_loop: &ActiveEventLoop, code: u8) {
@@ -576,7 +579,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         };
         let mut look = Look::of(&self.config);
         look.font_size = self.font_size;
-        match Surface::new(&self.gpu, window, &look) {
+        match Surface::new(&self.display, window, &look) {
             Ok(surface) => self.surface = Some(surface),
             Err(e) => return self.fail(event_loop, e.into()),
         }

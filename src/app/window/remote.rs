@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crossbeam_channel::Sender;
 
+use super::frame::DrawnLook;
 use crate::app::{PaneLook, Shown};
 use crate::ctl::attach::connect;
 use crate::ctl::protocol::{SplitDirection, WindowAction, WindowView};
@@ -41,6 +42,16 @@ pub enum RemoteEvent {
     Ended(Option<String>),
 }
 
+/// What taking an event from the reader thread came to.
+pub enum Took {
+    /// Something the window draws changed.
+    Changed,
+    /// A view that changes nothing drawn (the pulse's clocks moved on): no frame is due.
+    Unseen,
+    /// Something for the user: why an action did not happen.
+    Said(String),
+}
+
 /// This window's side of its connection to a server.
 pub struct Remote {
     to_server: Sender<ToServer>,
@@ -49,6 +60,8 @@ pub struct Remote {
     looks: BTreeMap<u32, PaneLook>,
     /// The server's layout, with this window's active tab and focus.
     mux: Mux,
+    /// The server's layout as it last sent it.
+    layout: Option<crate::mux::LayoutInfo>,
     /// The cells this window lays tabs out in, as last said to the server.
     area: TermSize,
     header_rows: usize,
@@ -90,6 +103,7 @@ impl Remote {
             terms: BTreeMap::new(),
             looks: BTreeMap::new(),
             mux: Mux::new(),
+            layout: None,
             area: TermSize::new(0, 0),
             header_rows: 0,
             take_new_focus: true,
@@ -103,7 +117,7 @@ impl Remote {
     }
 
     /// Take what the reader thread said. `Err` when the connection ended, with why.
-    pub fn take(&mut self, event: RemoteEvent) -> Result<Option<String>, Option<String>> {
+    pub fn take(&mut self, event: RemoteEvent) -> Result<Took, Option<String>> {
         match event {
             RemoteEvent::Pane(pane, term) => {
                 self.terms.insert(pane, term);
@@ -111,17 +125,26 @@ impl Remote {
             RemoteEvent::Closed(pane) => {
                 self.terms.remove(&pane);
             }
-            RemoteEvent::View(view) => self.show(*view),
+            RemoteEvent::View(view) => {
+                if !self.show(*view) {
+                    return Ok(Took::Unseen);
+                }
+            }
             RemoteEvent::Rows(_) => {}
-            RemoteEvent::Said(text) => return Ok(Some(text)),
+            RemoteEvent::Said(text) => return Ok(Took::Said(text)),
             RemoteEvent::Ended(why) => return Err(why),
         }
-        Ok(None)
+        Ok(Took::Changed)
     }
 
     /// The server's new layout, keeping this window's active tab and each tab's focus where
-    /// they still are.
-    fn show(&mut self, (view, mut mux): (WindowView, Mux)) {
+    /// they still are. False when nothing a frame draws changed.
+    fn show(&mut self, (view, mut mux): (WindowView, Mux)) -> bool {
+        let drawn = |looks: &BTreeMap<u32, PaneLook>| -> Vec<(u32, DrawnLook)> {
+            looks.iter().map(|(id, look)| (*id, DrawnLook::of(look))).collect()
+        };
+        let before = (self.layout.take(), drawn(&self.looks), self.exit_code);
+        self.layout = Some(view.layout.clone());
         let known: Vec<PaneId> = self.mux.all_panes().into_iter().map(|(_, p)| p).collect();
         let server_focus = mux.focused_pane();
         let moved = std::mem::replace(&mut self.focus_moves, view.focus_moves) != view.focus_moves;
@@ -152,6 +175,7 @@ impl Remote {
             looks.filter_map(|(id, look)| Some((id, serde_json::from_value(look).ok()?))).collect();
         self.mux = mux;
         self.exit_code = view.exit_code.or(self.exit_code);
+        taken || moved || before != (self.layout.clone(), drawn(&self.looks), self.exit_code)
     }
 
     /// The code of the program the server ended with (`--exit-with-child`), once it said so.
