@@ -20,7 +20,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -278,26 +278,6 @@ impl Follower for PaneFeed {
     }
 }
 
-/// How often a view is sent whose only change is its panes' time in their states.
-const CLOCKS_EVERY: Duration = Duration::from_secs(5);
-
-/// `view` with every pane's time in its state set to zero, in its description and in its look.
-fn without_clocks(view: &WindowView) -> WindowView {
-    let mut view = view.clone();
-    for pane in &mut view.instance.panes {
-        if let Some(pulse) = &mut pane.pulse {
-            pulse.since_s = 0.0;
-        }
-    }
-    for look in view.looks.values_mut() {
-        // `PaneLook::pulse.since`, as serde writes it.
-        if let Some(since) = look.get_mut("pulse").and_then(|p| p.get_mut("since")) {
-            *since = serde_json::Value::Null;
-        }
-    }
-    view
-}
-
 /// Every attached window, and each pane's list of them.
 pub struct Attached {
     windows: Vec<Arc<Window>>,
@@ -305,9 +285,6 @@ pub struct Attached {
     active: Option<Arc<Window>>,
     /// The view last sent (`ctl::protocol::WindowView` as JSON), sent again only when it changes.
     view: Arc<[u8]>,
-    /// The same view with its clocks stopped (`without_clocks`), and when it was sent.
-    view_without_clocks: Option<WindowView>,
-    view_sent: Option<Instant>,
     panes: HashMap<PaneId, Subscribers>,
     /// Each window's writer thread, for a stopping server to see them through.
     writers: Vec<std::thread::JoinHandle<()>>,
@@ -322,8 +299,6 @@ impl Default for Attached {
             windows: Vec::new(),
             active: None,
             view: Arc::from([]),
-            view_without_clocks: None,
-            view_sent: None,
             panes: HashMap::new(),
             writers: Vec::new(),
             input,
@@ -451,21 +426,11 @@ impl Attached {
     }
 
     /// The tabs, splits and panes' descriptions as they are now: sent when they changed.
-    /// A view whose only news is that its panes' clocks moved on (their time in a state) is
-    /// sent at most every `CLOCKS_EVERY`: windows draw nothing from it, and an idle window's
-    /// reader should not wake four times a second for it.
     pub fn show(&mut self, view: &WindowView) {
         let Ok(json) = serde_json::to_vec(view) else { return };
         if *json == *self.view {
             return;
         }
-        let stopped = without_clocks(view);
-        let recent = self.view_sent.is_some_and(|at| at.elapsed() < CLOCKS_EVERY);
-        if recent && self.view_without_clocks.as_ref() == Some(&stopped) {
-            return;
-        }
-        self.view_without_clocks = Some(stopped);
-        self.view_sent = Some(Instant::now());
         let frame: Arc<[u8]> = ToWindow::View { json: json.clone() }.encode().into();
         self.view = json.into();
         self.windows.iter().for_each(|w| w.send(&frame));

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use crossbeam_channel::Receiver;
 
 use super::{PaneFeed, Window, BEHIND_FRAMES};
-use crate::ctl::protocol::WindowView;
 use crate::ctl::replicas::{Applied, Replicas};
 use crate::ctl::wire::ToWindow;
 use crate::mux::PaneId;
@@ -123,65 +122,4 @@ fn rows_a_window_asked_for_do_not_count_as_falling_behind() {
     flood(&term, 0..3);
     assert!(window.behind.lock().unwrap().is_empty());
     assert_eq!(queue.len(), 4, "the rows, then every chunk");
-}
-
-/// A view with one pane whose pulse is `state`, `since` into it.
-fn view_of(state: crate::pulse::PulseState, since: std::time::Duration) -> WindowView {
-    let pulse = crate::pulse::PanePulse {
-        state,
-        cpu_percent: 0.0,
-        out_bytes_per_s: 0.0,
-        since,
-        history: Vec::new(),
-        memory_bytes: 4 << 20,
-        muted: false,
-    };
-    let look = crate::app::PaneLook {
-        name: None,
-        program: "sh".into(),
-        lock: None,
-        pulse: Some(pulse),
-        memory_limit: None,
-        config_changed: false,
-        lock_widening: Vec::new(),
-        changed_program: None,
-        net_refused: None,
-        clipboard: crate::config::ClipboardRule::Ask,
-    };
-    WindowView {
-        layout: crate::mux::Mux::new().layout_info(),
-        instance: serde_json::from_str(r#"{"pid": 1, "socket": "/s", "panes": []}"#).unwrap(),
-        looks: [(PANE, serde_json::to_value(look).unwrap())].into(),
-        focus_moves: 0,
-        exit_code: None,
-    }
-}
-
-#[test]
-fn a_view_whose_only_news_is_the_time_in_a_state_waits_for_the_clocks_turn() {
-    use crate::pulse::PulseState;
-    use std::time::Duration;
-    let (window, queue) = window();
-    let mut attached = super::Attached::default();
-    attached.windows.push(window);
-    let mut replicas = Replicas::default();
-    let mut sent = |attached: &mut super::Attached, view: &WindowView| {
-        attached.show(view);
-        let applied: Vec<Applied> = queue
-            .try_iter()
-            .map(|(frame, _)| replicas.apply(ToWindow::decode(&frame[4..]).unwrap()).unwrap())
-            .collect();
-        !applied.is_empty()
-    };
-    assert!(sent(&mut attached, &view_of(PulseState::Quiet, Duration::from_secs(1))));
-    // A quarter of a second on: only the clock moved, and no window hears of it yet.
-    assert!(!sent(&mut attached, &view_of(PulseState::Quiet, Duration::from_millis(1250))));
-    // A new state goes at once.
-    assert!(sent(&mut attached, &view_of(PulseState::Working, Duration::ZERO)));
-    assert!(!sent(&mut attached, &view_of(PulseState::Working, Duration::from_secs(1))));
-    // Once the clocks' turn comes, the time in the state is sent too.
-    attached.view_sent = Some(std::time::Instant::now() - super::CLOCKS_EVERY);
-    assert!(sent(&mut attached, &view_of(PulseState::Working, Duration::from_secs(6))));
-    let since = replicas.view().unwrap().looks[&PANE]["pulse"]["since"]["secs"].as_u64();
-    assert_eq!(since, Some(6));
 }

@@ -26,14 +26,8 @@ pub struct Gpu {
 impl Gpu {
     /// A device for offscreen rendering (no window).
     pub fn headless() -> Result<Gpu, RenderError> {
-        open_on_best_backends(
-            |backends| {
-                let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
-                descriptor.backends = backends;
-                Gpu::best(&wgpu::Instance::new(descriptor), |_| true)
-            },
-            Gpu::is_software,
-        )
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+        Gpu::best(&instance, |_| true)
     }
 
     /// A device on the best adapter of `instance` that `usable` accepts (one that can present
@@ -60,41 +54,6 @@ impl Gpu {
     /// Whether the adapter is a software rasteriser (slow; worth telling the user once).
     pub fn is_software(&self) -> bool {
         is_software(&self.adapter)
-    }
-}
-
-/// Open the GPU with `open`, given the platform's own backends (Vulkan, Metal, DX12) first and
-/// OpenGL only when they offer no hardware adapter. An instance that includes OpenGL loads its
-/// driver even when it draws with another backend (Mesa's: 4.5 MiB resident in every window),
-/// so the two are never asked together. A hardware adapter on either comes before a software
-/// one; `WGPU_BACKEND` (wgpu's list, such as `gl` or `vulkan`) names the only backends tried.
-pub fn open_on_best_backends<T>(
-    mut open: impl FnMut(wgpu::Backends) -> Result<T, RenderError>,
-    software: impl Fn(&T) -> bool,
-) -> Result<T, RenderError> {
-    if let Some(backends) = wgpu::Backends::from_env() {
-        return open(backends);
-    }
-    let primary = open(wgpu::Backends::PRIMARY);
-    if matches!(&primary, Ok(found) if !software(found)) {
-        return primary;
-    }
-    match (primary, open(wgpu::Backends::SECONDARY)) {
-        (Ok(primary), Ok(gl)) if software(&gl) => {
-            drop(gl);
-            // What the OpenGL driver set up and let go of is free now, but glibc keeps freed
-            // memory in the middle of its heap: 5 MiB resident for the window's whole life.
-            #[cfg(all(target_os = "linux", target_env = "gnu"))]
-            // SAFETY: malloc_trim only hands free pages back to the kernel.
-            unsafe {
-                libc::malloc_trim(0);
-            }
-            Ok(primary)
-        }
-        (Ok(_), Ok(gl)) => Ok(gl),
-        (Ok(found), Err(_)) | (Err(_), Ok(found)) => Ok(found),
-        // The platform's own backends' reason is the one worth reading.
-        (Err(e), Err(_)) => Err(e),
     }
 }
 

@@ -190,10 +190,12 @@ impl WindowApp {
         config: Config,
         pending: Arc<AtomicBool>,
     ) -> WindowApp {
-        let display = event_loop.owned_display_handle();
+        let gpu = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
+            event_loop.owned_display_handle(),
+        )));
         WindowApp {
             panes,
-            display,
+            gpu,
             surface: None,
             pending,
             modifiers: ModifiersState::empty(),
@@ -236,8 +238,7 @@ fn forward<T: Send + 'static>(
 
 struct WindowApp {
     panes: Panes,
-    /// The display the window's GPU instance is made for (`Surface::new`).
-    display: winit::event_loop::OwnedDisplayHandle,
+    gpu: wgpu::Instance,
     surface: Option<Surface>,
     pending: Arc<AtomicBool>,
     modifiers: ModifiersState,
@@ -579,7 +580,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         };
         let mut look = Look::of(&self.config);
         look.font_size = self.font_size;
-        match Surface::new(&self.display, window, &look) {
+        match Surface::new(&self.gpu, window, &look) {
             Ok(surface) => self.surface = Some(surface),
             Err(e) => return self.fail(event_loop, e.into()),
         }

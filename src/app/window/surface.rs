@@ -3,14 +3,11 @@
 
 use std::sync::Arc;
 
-use winit::event_loop::OwnedDisplayHandle;
 use winit::window::Window;
 
 use super::frame::{Frame, TAB_BAR_ROWS};
 use crate::config::Config;
-use crate::render::gpu::{
-    begin_clear_pass, open_on_best_backends, GlowPipeline, Gpu, RectPipeline,
-};
+use crate::render::gpu::{begin_clear_pass, GlowPipeline, Gpu, RectPipeline};
 use crate::render::scene::{CellSize, Theme};
 use crate::render::text::{Fonts, TextLayer};
 use crate::render::RenderError;
@@ -60,22 +57,14 @@ impl Look {
 
 impl Surface {
     pub fn new(
-        display: &OwnedDisplayHandle,
+        instance: &wgpu::Instance,
         window: Arc<Window>,
         look: &Look,
     ) -> Result<Surface, RenderError> {
-        let open = |backends| {
-            let mut descriptor =
-                wgpu::InstanceDescriptor::new_with_display_handle(Box::new(display.clone()));
-            descriptor.backends = backends;
-            let instance = wgpu::Instance::new(descriptor);
-            let surface = instance
-                .create_surface(window.clone())
-                .map_err(|e| RenderError::Device(e.to_string()))?;
-            let gpu = Gpu::best(&instance, |adapter| adapter.is_surface_supported(&surface))?;
-            Ok((surface, gpu))
-        };
-        let (surface, gpu) = open_on_best_backends(open, |(_, gpu)| gpu.is_software())?;
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| RenderError::Device(e.to_string()))?;
+        let gpu = Gpu::best(instance, |adapter| adapter.is_surface_supported(&surface))?;
         if gpu.is_software() {
             eprintln!(
                 "paddock: drawing on a software renderer ({}); a GPU driver would be faster",
