@@ -21,10 +21,13 @@ pub(crate) struct Xvfb {
 impl Xvfb {
     /// An X server on a free display: Xvfb picks the number itself (`-displayfd`) and writes it
     /// once it accepts connections, so parallel tests and stale sockets of killed servers never
-    /// collide.
+    /// collide. `-noreset`, as a desktop's server: by default Xvfb resets when its last client
+    /// goes, and a window opened during the reset (`paddock attach` after the only window was
+    /// killed) is refused its connection.
     pub(crate) fn start() -> Xvfb {
         let mut child = Command::new("Xvfb")
             .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .arg("-noreset")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

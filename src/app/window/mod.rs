@@ -40,7 +40,7 @@ use clipboard::{Board, Clipboard};
 use frame::{FrameBuilder, FrameContext};
 use panes::Panes;
 use remote::{Remote, RemoteEvent, Took};
-use surface::{Look, Surface};
+use surface::{GpuInstances, Look, Surface};
 
 enum UserEvent {
     /// A pane parsed output: draw a frame.
@@ -190,12 +190,9 @@ impl WindowApp {
         config: Config,
         pending: Arc<AtomicBool>,
     ) -> WindowApp {
-        let gpu = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
-            event_loop.owned_display_handle(),
-        )));
         WindowApp {
             panes,
-            gpu,
+            gpu: GpuInstances::new(event_loop.owned_display_handle()),
             surface: None,
             pending,
             modifiers: ModifiersState::empty(),
@@ -238,7 +235,7 @@ fn forward<T: Send + 'static>(
 
 struct WindowApp {
     panes: Panes,
-    gpu: wgpu::Instance,
+    gpu: GpuInstances,
     surface: Option<Surface>,
     pending: Arc<AtomicBool>,
     modifiers: ModifiersState,
@@ -580,7 +577,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         };
         let mut look = Look::of(&self.config);
         look.font_size = self.font_size;
-        match Surface::new(&self.gpu, window, &look) {
+        match Surface::new(&mut self.gpu, window, &look) {
             Ok(surface) => self.surface = Some(surface),
             Err(e) => return self.fail(event_loop, e.into()),
         }

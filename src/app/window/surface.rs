@@ -3,11 +3,14 @@
 
 use std::sync::Arc;
 
+use winit::event_loop::OwnedDisplayHandle;
 use winit::window::Window;
 
 use super::frame::{Frame, TAB_BAR_ROWS};
 use crate::config::Config;
-use crate::render::gpu::{begin_clear_pass, GlowPipeline, Gpu, RectPipeline};
+use crate::render::gpu::{
+    begin_clear_pass, first_backends, open_on_best_backends, GlowPipeline, Gpu, RectPipeline,
+};
 use crate::render::scene::{CellSize, Theme};
 use crate::render::text::{Fonts, TextLayer};
 use crate::render::RenderError;
@@ -55,16 +58,53 @@ impl Look {
     }
 }
 
+/// The GPU instances a window's surface is tried on: the first backend family's is made before
+/// the window opens (loading its drivers takes a moment that a window on screen would spend
+/// unable to draw), others only if the surface needs them.
+pub struct GpuInstances {
+    display: OwnedDisplayHandle,
+    first: Option<(wgpu::Backends, wgpu::Instance)>,
+}
+
+impl GpuInstances {
+    pub fn new(display: OwnedDisplayHandle) -> GpuInstances {
+        let backends = first_backends();
+        let first = Some((backends, instance_on(&display, backends)));
+        GpuInstances { display, first }
+    }
+
+    fn instance(&mut self, backends: wgpu::Backends) -> wgpu::Instance {
+        match self.first.take() {
+            Some((made, instance)) if made == backends => instance,
+            _ => instance_on(&self.display, backends),
+        }
+    }
+}
+
+fn instance_on(display: &OwnedDisplayHandle, backends: wgpu::Backends) -> wgpu::Instance {
+    let mut descriptor =
+        wgpu::InstanceDescriptor::new_with_display_handle(Box::new(display.clone()));
+    descriptor.backends = backends;
+    wgpu::Instance::new(descriptor)
+}
+
 impl Surface {
     pub fn new(
-        instance: &wgpu::Instance,
+        instances: &mut GpuInstances,
         window: Arc<Window>,
         look: &Look,
     ) -> Result<Surface, RenderError> {
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| RenderError::Device(e.to_string()))?;
-        let gpu = Gpu::best(instance, |adapter| adapter.is_surface_supported(&surface))?;
+        let (surface, gpu) = open_on_best_backends(
+            |backends| {
+                let instance = instances.instance(backends);
+                let surface = instance
+                    .create_surface(window.clone())
+                    .map_err(|e| RenderError::Device(e.to_string()))?;
+                let gpu = Gpu::best(&instance, |adapter| adapter.is_surface_supported(&surface))?;
+                Ok((surface, gpu))
+            },
+            |(_, gpu)| gpu.is_software(),
+        )?;
         if gpu.is_software() {
             eprintln!(
                 "paddock: drawing on a software renderer ({}); a GPU driver would be faster",
