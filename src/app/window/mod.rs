@@ -210,6 +210,7 @@ impl WindowApp {
             window_focused: true,
             occluded: false,
             seen_tabs: false,
+            early_keys: Vec::new(),
             config_path: None,
             timing_from: std::env::var_os("PADDOCK_TIMINGS").map(|_| Instant::now()),
             reattach: None,
@@ -232,6 +233,9 @@ fn forward<T: Send + 'static>(
         }
     });
 }
+
+/// The most keys an attached window holds until the server's first layout arrives.
+const EARLY_KEYS: usize = 256;
 
 struct WindowApp {
     panes: Panes,
@@ -259,6 +263,9 @@ struct WindowApp {
     occluded: bool,
     /// An attached window has shown the server's tabs: when none are left, it closes.
     seen_tabs: bool,
+    /// Keys pressed before an attached window had the server's first layout (winit hands the
+    /// display's events over before the reader's): pressed again once it has, not lost.
+    early_keys: Vec<(winit::event::KeyEvent, ModifiersState)>,
     /// The configuration file an attached window follows (the server's own window reloads
     /// through the server).
     config_path: Option<std::path::PathBuf>,
@@ -447,6 +454,14 @@ impl WindowApp {
         if let Some(pane) = reask {
             self.reask_rows(pane);
         }
+        if !self.early_keys.is_empty() && self.panes.remote().is_some_and(|r| r.has_layout()) {
+            let now = self.modifiers;
+            for (key, modifiers) in std::mem::take(&mut self.early_keys) {
+                self.modifiers = modifiers;
+                self.on_key(event_loop, &key);
+            }
+            self.modifiers = now;
+        }
         if !self.panes.mux().tabs().is_empty() {
             self.seen_tabs = true;
         } else if self.seen_tabs {
@@ -470,6 +485,12 @@ impl WindowApp {
 
 impl WindowApp {
     fn on_key(&mut self, event_loop: &ActiveEventLoop, event: &winit::event::KeyEvent) {
+        if self.panes.remote().is_some_and(|remote| !remote.has_layout()) {
+            if self.early_keys.len() < EARLY_KEYS {
+                self.early_keys.push((event.clone(), self.modifiers));
+            }
+            return;
+        }
         let bound = keys::chord_of(event, self.modifiers)
             .and_then(|(key, mods)| self.config.keys.action_for(key, mods));
         if let Some(action) = bound {

@@ -137,6 +137,11 @@ impl Remote {
         Ok(Took::Changed)
     }
 
+    /// Whether the server's first layout has arrived (keys have a pane to go to).
+    pub fn has_layout(&self) -> bool {
+        self.layout.is_some()
+    }
+
     /// The server's new layout, keeping this window's active tab and each tab's focus where
     /// they still are. False when nothing a frame draws changed.
     fn show(&mut self, (view, mut mux): (WindowView, Mux)) -> bool {
