@@ -6,21 +6,24 @@
 //! pane's list gets every later chunk exactly once, in order. Frames are encoded once per
 //! change and queued to each window's writer thread.
 //!
-//! A window slower than a pane's output (a flood through a software renderer) is paced, never
-//! waited for: once a megabyte is queued for it, a pane's chunks are skipped for that window
-//! and the pane is marked behind; when its queue has drained, the window gets the pane's
-//! snapshot as it stands then (under the model's lock, so later chunks follow on from it), as
-//! tmux redraws a client that fell behind. The writer says when it drained, so a pane that has
-//! gone quiet is caught up at once. A window whose queue still fills (it stopped reading) is
-//! dropped rather than let hold the pane, and it attaches again from fresh snapshots. A
-//! window's reader thread hands its input to the main loop; a bad frame closes that window,
-//! never the server.
+//! A pane's flood of output is not parsed twice: once a pane has sent a window more than its
+//! allowance (`FLOOD_BURST`, refilled at `FLOOD_RATE`), its chunks are skipped for that window
+//! and the pane is marked behind; at most every `CATCH_UP_EVERY`, and once the window's queue
+//! has drained, the window gets the pane's snapshot as it stands then (under the model's lock,
+//! so later chunks follow on from it), as tmux redraws its clients from its own grid. Typing
+//! and a program's redraws stay within the allowance and go as chunks, byte for byte. A window
+//! slower than that (a software renderer) is paced the same way, never waited for: once a
+//! megabyte is queued for it, every pane's chunks are skipped for it until it drains. The
+//! writer says when it drained and a snapshot is due, so a pane that has gone quiet is caught
+//! up then. A window whose queue still fills (it stopped reading) is dropped rather than let
+//! hold the pane, and it attaches again from fresh snapshots. A window's reader thread hands
+//! its input to the main loop; a bad frame closes that window, never the server.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -58,12 +61,21 @@ const MOST_HANDED_PENDING: usize = 16;
 const BEHIND_BYTES: usize = 1 << 20;
 /// Frames queued for one window past which a pane's chunks are skipped for it.
 const BEHIND_FRAMES: usize = QUEUED_FRAMES / 4;
+/// Bytes of a pane's output a window is sent as chunks at once before the pane counts as a flood
+/// for it (a full-screen redraw at 400x100 in truecolor is about 600 KiB).
+const FLOOD_BURST: usize = 1 << 20;
+/// Bytes per second that allowance refills at: what a person could read, many times over.
+const FLOOD_RATE: usize = 4 << 20;
+/// The least time between two snapshots of a pane that floods a window: about a frame.
+const CATCH_UP_EVERY: Duration = Duration::from_millis(16);
 /// Bytes still queued for a window when it counts as caught up: its panes behind get snapshots.
 const CAUGHT_UP_BYTES: usize = 64 << 10;
 /// Frames still queued for a window when it counts as caught up.
 const CAUGHT_UP_FRAMES: usize = 8;
 /// How long a stopping server waits for its windows to be sent what is queued for them.
 const FAREWELL: Duration = Duration::from_secs(2);
+/// How often a window's writer with nothing to send and no pane behind looks up.
+const IDLE_WAKE: Duration = Duration::from_millis(200);
 /// A window that takes no frame for this long is dropped.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -114,8 +126,9 @@ struct Window {
     queued_bytes: AtomicUsize,
     /// The part of those in frames it asked for: rows it scrolled to do not mean it is slow.
     asked_bytes: AtomicUsize,
-    /// Panes whose chunks it is skipped, until it is sent their snapshots.
-    behind: Mutex<BTreeSet<u32>>,
+    /// Panes whose chunks it is skipped, until it is sent their snapshots, with when each went
+    /// behind; and each pane's allowance of chunks (`Allowance`).
+    behind: Mutex<Behind>,
     /// Its writer asked the main loop to catch it up, and that is not done yet.
     catch_up_asked: AtomicBool,
     /// Its row requests the main loop has not served yet (`MOST_ROWS_PENDING`).
@@ -140,7 +153,7 @@ impl Window {
             area: Mutex::new(None),
             queued_bytes: AtomicUsize::new(0),
             asked_bytes: AtomicUsize::new(0),
-            behind: Mutex::new(BTreeSet::new()),
+            behind: Mutex::new(Behind::default()),
             catch_up_asked: AtomicBool::new(false),
             rows_pending: AtomicUsize::new(0),
         }
@@ -167,22 +180,38 @@ impl Window {
         }
     }
 
-    /// Whether `pane`'s chunk goes to it, is skipped, or gives way to the pane's snapshot.
-    fn pace(&self, pane: u32) -> Pace {
+    /// Whether `pane`'s chunk of `len` bytes goes to it, is skipped, or gives way to the pane's
+    /// snapshot.
+    fn pace(&self, pane: u32, len: usize, now: Instant) -> Pace {
         let mut behind = lock(&self.behind);
-        if behind.contains(&pane) {
-            if self.drained() {
-                behind.remove(&pane);
+        let Behind { since, allowances } = &mut *behind;
+        let within = allowances.entry(pane).or_insert_with(|| Allowance::full(now)).spend(len, now);
+        if let Some(&went) = since.get(&pane) {
+            if self.drained() && now.duration_since(went) >= CATCH_UP_EVERY {
+                since.remove(&pane);
                 Pace::CatchUp
             } else {
                 Pace::Skip
             }
-        } else if self.unasked_bytes() > BEHIND_BYTES || self.frames.len() > BEHIND_FRAMES {
-            behind.insert(pane);
+        } else if !within
+            || self.unasked_bytes() > BEHIND_BYTES
+            || self.frames.len() > BEHIND_FRAMES
+        {
+            since.insert(pane, now);
             Pace::Skip
         } else {
             Pace::Send
         }
+    }
+
+    /// Whether a pane it is behind on is owed its snapshot now, were the window drained.
+    fn catch_up_due(&self, now: Instant) -> bool {
+        self.next_catch_up().is_some_and(|due| due <= now)
+    }
+
+    /// When the first snapshot of a pane it is behind on falls due.
+    fn next_catch_up(&self) -> Option<Instant> {
+        lock(&self.behind).since.values().min().map(|&went| went + CATCH_UP_EVERY)
     }
 
     fn drained(&self) -> bool {
@@ -197,19 +226,36 @@ impl Window {
 
     /// Send `pane`'s snapshot: whatever it was behind on, it is not now.
     fn send_pane(&self, pane: u32, frame: &Arc<[u8]>) {
-        lock(&self.behind).remove(&pane);
+        lock(&self.behind).since.remove(&pane);
         self.send(frame);
     }
 
-    /// Send each pane it is behind on its snapshot (a pane closed meanwhile was told of).
-    fn send_behind<'a>(&self, model: &impl Fn(PaneId) -> Option<&'a Mutex<Terminal>>) {
-        let behind = lock(&self.behind).clone();
+    /// `pane` is followed afresh or gone: nothing is owed for it, and its allowance is full.
+    fn forget(&self, pane: u32) {
+        let mut behind = lock(&self.behind);
+        behind.since.remove(&pane);
+        behind.allowances.remove(&pane);
+    }
+
+    /// Send each pane it is behind on its snapshot, of those due one `now` (all with `None`); a
+    /// pane closed meanwhile was told of.
+    fn send_behind<'a>(
+        &self,
+        now: Option<Instant>,
+        model: &impl Fn(PaneId) -> Option<&'a Mutex<Terminal>>,
+    ) {
+        let due = |went: Instant| now.is_none_or(|now| now.duration_since(went) >= CATCH_UP_EVERY);
+        let behind: Vec<u32> = lock(&self.behind)
+            .since
+            .iter()
+            .filter_map(|(&pane, &went)| due(went).then_some(pane))
+            .collect();
         for pane in behind {
             let Some(term) = model(PaneId(pane)) else { continue };
             // Under the model's lock, as a chunk would be, so later chunks follow on from it;
             // its chunk may have caught the window up first.
             let term = lock(term);
-            if lock(&self.behind).contains(&pane) {
+            if lock(&self.behind).since.contains_key(&pane) {
                 self.send_pane(pane, &catch_up_frame(pane, &term));
             }
         }
@@ -225,6 +271,48 @@ impl Window {
 }
 
 type Subscribers = Arc<Mutex<Vec<Arc<Window>>>>;
+
+/// The panes one window is behind on, and how much more of each pane's output it may be sent
+/// as chunks.
+#[derive(Default)]
+struct Behind {
+    since: BTreeMap<u32, Instant>,
+    allowances: HashMap<u32, Allowance>,
+}
+
+/// A token bucket of bytes: `FLOOD_BURST` at most, refilled at `FLOOD_RATE`.
+struct Allowance {
+    bytes: usize,
+    at: Instant,
+}
+
+impl Allowance {
+    fn full(now: Instant) -> Allowance {
+        Allowance { bytes: FLOOD_BURST, at: now }
+    }
+
+    /// Take `len` bytes: whether they were there. A flood empties it rather than running it
+    /// into debt, so the output that follows the flood is sent as chunks again soon after.
+    fn spend(&mut self, len: usize, now: Instant) -> bool {
+        let earned = now.saturating_duration_since(self.at).as_secs_f64() * FLOOD_RATE as f64;
+        // Whole bytes only: the remainder's time stays with the next refill.
+        let earned = earned as usize;
+        if earned > 0 {
+            self.bytes = self.bytes.saturating_add(earned).min(FLOOD_BURST);
+            self.at = now;
+        }
+        match self.bytes.checked_sub(len) {
+            Some(left) => {
+                self.bytes = left;
+                true
+            }
+            None => {
+                self.bytes = 0;
+                false
+            }
+        }
+    }
+}
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -253,8 +341,9 @@ impl Follower for PaneFeed {
         subscribers.retain(|w| !w.gone.load(Ordering::Acquire));
         // Each encoded once, and only when some window takes it.
         let (mut chunk, mut snapshot) = (None, None);
+        let now = Instant::now();
         for window in subscribers.iter() {
-            match window.pace(pane) {
+            match window.pace(pane, bytes.len(), now) {
                 Pace::Send => window.send(chunk.get_or_insert_with(|| {
                     let edits = term.replica_edits().encode();
                     let bytes = bytes.to_vec();
@@ -290,6 +379,8 @@ pub struct Attached {
     writers: Vec<std::thread::JoinHandle<()>>,
     input: Sender<FromWindow>,
     inputs: Receiver<FromWindow>,
+    /// A window has attached since the server started.
+    ever_attached: bool,
 }
 
 impl Default for Attached {
@@ -303,6 +394,7 @@ impl Default for Attached {
             writers: Vec::new(),
             input,
             inputs,
+            ever_attached: false,
         }
     }
 }
@@ -365,12 +457,13 @@ impl Attached {
             Some(from) => vec![&from.0],
             None => self.windows.iter().collect(),
         };
+        let now = Instant::now();
         for window in windows {
             window.catch_up_asked.store(false, Ordering::Release);
             if window.gone.load(Ordering::Acquire) || !window.drained() {
                 continue;
             }
-            window.send_behind(&model);
+            window.send_behind(Some(now), &model);
         }
     }
 
@@ -378,7 +471,7 @@ impl Attached {
     /// behind on as it ends, for at most `FAREWELL`. Then its connection closes.
     pub fn farewell<'a>(&mut self, model: impl Fn(PaneId) -> Option<&'a Mutex<Terminal>>) {
         for window in &self.windows {
-            window.send_behind(&model);
+            window.send_behind(None, &model);
             window.end(None);
         }
         let deadline = std::time::Instant::now() + FAREWELL;
@@ -416,8 +509,13 @@ impl Attached {
             lock(&old).clear();
         }
         for window in &self.windows {
-            lock(&window.behind).remove(&pane.0);
+            window.forget(pane.0);
         }
+    }
+
+    /// Whether a window has attached since the server started.
+    pub fn ever_attached(&self) -> bool {
+        self.ever_attached
     }
 
     /// Whether any window is attached (then the view is worth working out).
@@ -443,7 +541,7 @@ impl Attached {
             lock(&old).clear();
             let frame: Arc<[u8]> = ToWindow::Closed { pane: pane.0 }.encode().into();
             for window in &self.windows {
-                lock(&window.behind).remove(&pane.0);
+                window.forget(pane.0);
                 window.send(&frame);
             }
         }
@@ -490,6 +588,7 @@ impl Attached {
             window.send(&ToWindow::View { json: self.view.to_vec() }.encode().into());
         }
         self.windows.push(window);
+        self.ever_attached = true;
         Ok(())
     }
 }
@@ -502,7 +601,11 @@ fn write_to(
     caught_up: &Sender<FromWindow>,
 ) {
     loop {
-        match queued.recv_timeout(Duration::from_millis(200)) {
+        // With panes behind, it wakes when their snapshots fall due, queue or no queue.
+        let wait = window.next_catch_up().map_or(IDLE_WAKE, |due| {
+            due.saturating_duration_since(Instant::now()).clamp(Duration::from_millis(1), IDLE_WAKE)
+        });
+        match queued.recv_timeout(wait) {
             Ok((frame, asked)) => {
                 let written = write_frames(&mut stream, &[&frame]);
                 if asked {
@@ -514,20 +617,20 @@ fn write_to(
                     window.end(None);
                     break;
                 }
-                // Drained with panes behind: the main loop sends their snapshots (once asked;
-                // a full queue leaves it to the next tick).
-                if window.drained()
-                    && !lock(&window.behind).is_empty()
-                    && !window.catch_up_asked.swap(true, Ordering::AcqRel)
-                {
-                    let from = WindowHandle(window.clone());
-                    if caught_up.try_send(FromWindow::CaughtUp { from }).is_err() {
-                        window.catch_up_asked.store(false, Ordering::Release);
-                    }
-                }
             }
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
             Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        }
+        // Drained with a pane's snapshot due: the main loop sends it (once asked; a full queue
+        // leaves it to the next tick). A pane still flooding is caught up by its next chunk.
+        if window.drained()
+            && window.catch_up_due(Instant::now())
+            && !window.catch_up_asked.swap(true, Ordering::AcqRel)
+        {
+            let from = WindowHandle(window.clone());
+            if caught_up.try_send(FromWindow::CaughtUp { from }).is_err() {
+                window.catch_up_asked.store(false, Ordering::Release);
+            }
         }
         if window.gone.load(Ordering::Acquire) && queued.is_empty() {
             if let Some(reason) = lock(&window.farewell).take() {
