@@ -175,6 +175,7 @@ fn run(args: RunArgs) -> ExitCode {
     let options = paddock::app::server::ServerOptions {
         command: args.exec,
         exit_with_child: args.exit_with_child,
+        for_window: args.for_window,
         size: args.size,
         config,
         config_problems,

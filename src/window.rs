@@ -122,6 +122,7 @@ fn server_args(
     }
     if args.exit_with_child {
         out.push("--exit-with-child".into());
+        out.push("--for-window".into());
     }
     if !args.exec.is_empty() {
         out.push("-e".into());
@@ -143,7 +144,9 @@ mod tests {
         let lost = vec!["--lost".into(), "/state/9.json".into()];
         let server = server_args(&cli.run, None, lost);
         let words: Vec<&str> = server.iter().map(|w| w.to_str().unwrap()).collect();
-        assert_eq!(words, ["--lost", "/state/9.json", "--exit-with-child", "-e", "cat", "f"]);
+        let want =
+            ["--lost", "/state/9.json", "--exit-with-child", "--for-window", "-e", "cat", "f"];
+        assert_eq!(words, want);
         // And the server reads them so: the pane runs `cat f`, nothing more.
         let mut server_cli = vec!["paddock", "server"];
         server_cli.extend(&words);

@@ -66,7 +66,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
                 server.reload_config();
             }
         }
-        if let Some(code) = server.first_exit() {
+        if let Some(code) = server.first_exit().filter(|_| !server.awaits_first_window()) {
             child_exit = Some(code);
             break code;
         }

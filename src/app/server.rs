@@ -26,12 +26,19 @@ use crate::vault::handed::Handed;
 
 /// How long `--exit-with-child` waits, after the program exits, for the rest of its output.
 const OUTPUT_DRAIN: Duration = Duration::from_secs(5);
+/// How long a server started for a window (`ServerOptions::for_window`) whose program ended
+/// waits for that window to attach: it opens the display and its GPU first.
+const FIRST_WINDOW_WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
     /// The first tab's command; empty means the user's shell.
     pub command: Vec<String>,
     pub exit_with_child: bool,
+    /// A window that started this server is about to attach: with `exit_with_child`, the
+    /// server ends only once it has (or `FIRST_WINDOW_WAIT` passed), so the window is told the
+    /// program's code rather than finding no server.
+    pub for_window: bool,
     /// The virtual window panes are laid out in.
     pub size: TermSize,
     /// The configuration in force (with `--scrollback` already applied).
@@ -72,6 +79,10 @@ pub struct Server {
     /// The first tab's pane, whose end ends the instance (`--exit-with-child`).
     first: Option<PaneId>,
     exit_with_child: bool,
+    /// Until when the program's end waits for the window that started this server
+    /// (`ServerOptions::for_window`).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    first_window_by: Option<std::time::Instant>,
     /// Open nothing at start (`ServerOptions::open_nothing`).
     open_nothing: bool,
     config_path: Option<PathBuf>,
@@ -146,6 +157,9 @@ impl Server {
             threads: options.config.threads.clone(),
             first: None,
             exit_with_child: options.exit_with_child,
+            first_window_by: options
+                .for_window
+                .then(|| std::time::Instant::now() + FIRST_WINDOW_WAIT),
             open_nothing: options.open_nothing,
             config_path: options.config_path.clone(),
             config_watch,
@@ -496,6 +510,16 @@ impl Server {
         self.closing.push(std::thread::spawn(move || {
             session.close();
         }));
+    }
+
+    /// Whether the window that started this server has yet to attach (for at most
+    /// `FIRST_WINDOW_WAIT`): a program that ended meanwhile leaves the server running until
+    /// it has, so the window is told its code.
+    #[cfg(unix)]
+    pub fn awaits_first_window(&self) -> bool {
+        self.first_window_by.is_some_and(|by| {
+            std::time::Instant::now() < by && !self.workspace.attached().ever_attached()
+        })
     }
 
     /// With `--exit-with-child`, the first program's exit code once it has ended.

@@ -441,6 +441,10 @@ pub fn read_frame<'b>(
     match from.read_exact(&mut len) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(WireError::Closed),
+        // Between frames, a reset is the other side closing with something this side sent
+        // still unread (a server that ends as its window says its size): closed all the same,
+        // after every frame it sent was read.
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Err(WireError::Closed),
         Err(e) => return Err(e.into()),
     }
     let len = u32::from_le_bytes(len) as usize;

@@ -124,3 +124,21 @@ fn bad_frames_are_errors() {
         assert!(ToServer::decode(&frame).is_err(), "{}", String::from_utf8_lossy(json));
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_server_that_closes_with_input_unread_is_read_to_its_last_frame_then_closed() {
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+    let (mut window, mut server) = UnixStream::pair().unwrap();
+    // The window says something the server never reads; the server says farewell and goes.
+    window.write_all(&ToServer::Detach.encode()).unwrap();
+    let farewell = ToWindow::Said { text: "bye".into() };
+    write_frames(&mut server, &[&farewell.encode()]).unwrap();
+    drop(server);
+    let mut buf = Vec::new();
+    let read = read_frame(&mut window, MAX_FRAME, &mut buf).unwrap();
+    assert_eq!(ToWindow::decode(read).unwrap(), farewell);
+    // Linux says the connection was reset here; either way it is closed, not a failure.
+    assert!(matches!(read_frame(&mut window, MAX_FRAME, &mut buf), Err(WireError::Closed)));
+}

@@ -241,5 +241,31 @@ fn a_window_on_a_server_that_ends_with_its_program_exits_with_that_programs_code
         status.is_some()
     });
     assert_eq!(status.and_then(|s| s.code()), Some(7), "the window's exit status");
+
+    // A program that ends at once, before its window has attached or as it says its size:
+    // the server waits for the window and the window reads to the server's last word, so it
+    // exits with the program's code every time, not with "the server ended as it started" or
+    // "connection reset by peer".
+    for run in 0..8 {
+        let mut quick = x
+            .command(PADDOCK)
+            .args(["--exit-with-child", "-e", "sh", "-c", "exit 7"])
+            .env("XDG_RUNTIME_DIR", crate::window::session_run(&app.runtime))
+            .env("XDG_CONFIG_HOME", app.runtime.join("config"))
+            .env("XDG_STATE_HOME", app.runtime.join("state"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start paddock");
+        let mut status = None;
+        wait_for("a window whose program ended at once to end", || {
+            status = quick.try_wait().expect("try_wait");
+            status.is_some()
+        });
+        let mut said = String::new();
+        std::io::Read::read_to_string(quick.stderr.as_mut().expect("stderr"), &mut said).unwrap();
+        let code = status.and_then(|s| s.code());
+        assert_eq!(code, Some(7), "run {run}: the window's exit status; it said:\n{said}");
+    }
     let _ = std::fs::remove_dir_all(&app.runtime);
 }
