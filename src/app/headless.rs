@@ -66,7 +66,9 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
                 server.reload_config();
             }
         }
-        if let Some(code) = server.first_exit().filter(|_| !server.awaits_first_window()) {
+        // Asked only once the window that started the server has attached: an ended program's
+        // code waits for its output to end, which a process left holding the PTY delays.
+        if let Some(code) = (!server.awaits_first_window()).then(|| server.first_exit()).flatten() {
             child_exit = Some(code);
             break code;
         }
