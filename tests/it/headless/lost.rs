@@ -63,6 +63,8 @@ fn a_server_that_died_is_named_by_the_next_start_and_its_threads_wait_for_the_us
     let (mut window, _) = connect(&attach_socket(&second.socket)).expect("attach");
     let act = ToServer::Act(WindowAction::Restart { pane: 1 });
     window.write_all(&act.encode()).expect("act");
+    // The server acts on the key in its own time: the thread's pane is there once `ls` says so.
+    wait_for("the configured thread's pane", || second.pane(2) != serde_json::Value::Null);
     second.wait_for_text("2", "agent-started");
     let ls = second.ls();
     let panes = ls["instances"][0]["panes"].as_array().expect("panes").clone();
