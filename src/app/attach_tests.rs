@@ -87,9 +87,10 @@ fn a_window_that_falls_behind_is_skipped_then_caught_up_with_the_model_as_it_sta
     assert_eq!(read(&window, &queue, &mut replicas), vec![Applied::Pane(PANE)]);
     same(&term, &replicas);
     assert!(replicas.get(PANE).unwrap().lock().unwrap().screen_text().contains("0005000 the"));
-    // With few scrollback rows: older ones come when the window asks for them.
-    let held = replicas.get(PANE).unwrap().lock().unwrap().scrollback_len();
-    assert_eq!(held, super::CATCH_UP_SCROLLBACK);
+    // With a page of scrollback rows: older ones come when the window asks for them.
+    let replica = replicas.get(PANE).unwrap().lock().unwrap();
+    assert_eq!(replica.scrollback_len(), replica.size().lines * super::CATCH_UP_SCREENS);
+    drop(replica);
 
     // And chunks follow on from it.
     flood(&term, 5001..5003);
