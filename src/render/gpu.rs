@@ -119,6 +119,44 @@ fn has_gpu_device() -> bool {
     }
 }
 
+/// The Vulkan loader's variable naming the drivers it may load (loader 1.3.234 and later; an
+/// older loader ignores it and loads them all, as before).
+pub const VULKAN_DRIVERS_SELECT: &str = "VK_LOADER_DRIVERS_SELECT";
+/// The variables with which a user chooses Vulkan drivers themselves: then paddock does not.
+const VULKAN_DRIVER_CHOICES: [&str; 4] =
+    [VULKAN_DRIVERS_SELECT, "VK_LOADER_DRIVERS_DISABLE", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"];
+/// The software Vulkan drivers, as the loader matches their manifests' names.
+const SOFTWARE_VULKAN_DRIVERS: &str = "*lvp*,*swiftshader*";
+
+/// The drivers the Vulkan loader should be limited to, if any: the software ones where no
+/// device node of a GPU exists (no DRM render node, no NVIDIA device, no WSL GPU), since no
+/// other driver can offer an adapter there, yet the loader loads every installed one to ask
+/// (Mesa's radeon and two Intel drivers: 4.7 MiB of a window's memory on the build machine);
+/// none where the user chose drivers with the loader's own variables.
+pub fn vulkan_drivers_to_select(
+    gpu_device: bool,
+    chosen: impl Fn(&str) -> bool,
+) -> Option<&'static str> {
+    let user_chose = VULKAN_DRIVER_CHOICES.iter().any(|name| chosen(name));
+    (!gpu_device && !user_chose).then_some(SOFTWARE_VULKAN_DRIVERS)
+}
+
+/// Whether a GPU's device node exists for any driver: a DRM render node, an NVIDIA device, or
+/// WSL's GPU. Everywhere but Linux, assumed.
+pub fn any_gpu_device_node() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        has_gpu_device()
+            || ["/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg"]
+                .iter()
+                .any(|node| std::path::Path::new(node).exists())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        true
+    }
+}
+
 /// Lower is better: hardware first, software last.
 fn preference(info: &wgpu::AdapterInfo) -> u8 {
     if is_software(info) {
@@ -423,6 +461,16 @@ pub fn render_offscreen(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_a_gpu_device_vulkan_loads_only_its_software_drivers_unless_the_user_chose() {
+        let none = |_: &str| false;
+        assert_eq!(vulkan_drivers_to_select(false, none), Some("*lvp*,*swiftshader*"));
+        assert_eq!(vulkan_drivers_to_select(true, none), None, "a GPU: every driver may drive it");
+        for chosen in ["VK_LOADER_DRIVERS_SELECT", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"] {
+            assert_eq!(vulkan_drivers_to_select(false, |name| name == chosen), None, "{chosen}");
+        }
+    }
 
     /// An adapter as `choose_backend` sees it: which family offered it, and whether it is software.
     type Found = (&'static str, bool);

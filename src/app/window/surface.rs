@@ -9,7 +9,8 @@ use winit::window::Window;
 use super::frame::{Frame, TAB_BAR_ROWS};
 use crate::config::Config;
 use crate::render::gpu::{
-    begin_clear_pass, first_backends, open_on_best_backends, GlowPipeline, Gpu, RectPipeline,
+    any_gpu_device_node, begin_clear_pass, first_backends, open_on_best_backends,
+    vulkan_drivers_to_select, GlowPipeline, Gpu, RectPipeline, VULKAN_DRIVERS_SELECT,
 };
 use crate::render::scene::{CellSize, Theme};
 use crate::render::text::{Fonts, TextLayer};
@@ -85,7 +86,24 @@ fn instance_on(display: &OwnedDisplayHandle, backends: wgpu::Backends) -> wgpu::
     let mut descriptor =
         wgpu::InstanceDescriptor::new_with_display_handle(Box::new(display.clone()));
     descriptor.backends = backends;
-    wgpu::Instance::new(descriptor)
+    let select = backends
+        .contains(wgpu::Backends::VULKAN)
+        .then(|| {
+            vulkan_drivers_to_select(any_gpu_device_node(), |name| std::env::var_os(name).is_some())
+        })
+        .flatten();
+    let Some(drivers) = select else {
+        return wgpu::Instance::new(descriptor);
+    };
+    // The loader reads its variable when the instance is made, and only then; it is taken
+    // out again at once so that nothing this process starts inherits it. This runs on the
+    // window's main thread, whose other threads at this point only read and write sockets
+    // (Rust's own reads of the environment are serialized with these writes); offscreen
+    // rendering (`Gpu::headless`, run by tests in parallel) never does it.
+    std::env::set_var(VULKAN_DRIVERS_SELECT, drivers);
+    let instance = wgpu::Instance::new(descriptor);
+    std::env::remove_var(VULKAN_DRIVERS_SELECT);
+    instance
 }
 
 impl Surface {
