@@ -191,7 +191,7 @@ impl Window {
         let Behind { since, allowances } = &mut *behind;
         let within = allowances.entry(pane).or_insert_with(|| Allowance::full(now)).spend(len, now);
         if let Some(&went) = since.get(&pane) {
-            if self.drained() && now.duration_since(went) >= CATCH_UP_EVERY {
+            if self.drained() && snapshot_due(went, now) {
                 since.remove(&pane);
                 Pace::CatchUp
             } else {
@@ -248,7 +248,7 @@ impl Window {
         now: Option<Instant>,
         model: &impl Fn(PaneId) -> Option<&'a Mutex<Terminal>>,
     ) {
-        let due = |went: Instant| now.is_none_or(|now| now.duration_since(went) >= CATCH_UP_EVERY);
+        let due = |went: Instant| now.is_none_or(|now| snapshot_due(went, now));
         let behind: Vec<u32> = lock(&self.behind)
             .since
             .iter()
@@ -320,6 +320,11 @@ impl Allowance {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether a pane that went behind at `went` is owed its snapshot at `now`.
+fn snapshot_due(went: Instant, now: Instant) -> bool {
+    now.duration_since(went) >= CATCH_UP_EVERY
 }
 
 /// `pane`'s model as it stands, for a replica to start from.
