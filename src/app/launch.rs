@@ -19,6 +19,10 @@ use crate::ctl::{instance_socket, live_instances, socket_dir};
 
 /// How long a server may take to start listening.
 const START_WAIT: Duration = Duration::from_secs(20);
+/// How often a window starting its server looks for its sockets. A server starts in tens of
+/// milliseconds, and every millisecond it waits past that is on the window's way to the
+/// screen (a 20 ms step cost `paddock -e true` 10 ms on average); a look is two `stat`s.
+const START_POLL: Duration = Duration::from_millis(1);
 
 /// The attach socket for `path`: a control socket (`<pid>.sock`) or an attach socket itself.
 pub fn attach_socket_of(path: &Path) -> PathBuf {
@@ -132,7 +136,7 @@ fn wait_until_listening(child: &mut Child, socket: &Path) -> anyhow::Result<()> 
                 socket.display()
             );
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(START_POLL);
     }
 }
 
