@@ -119,42 +119,41 @@ fn has_gpu_device() -> bool {
     }
 }
 
-/// The Vulkan loader's variable naming the drivers it may load (loader 1.3.234 and later; an
+/// The Vulkan loader's variable naming drivers it must not load (loader 1.3.234 and later; an
 /// older loader ignores it and loads them all, as before).
-pub const VULKAN_DRIVERS_SELECT: &str = "VK_LOADER_DRIVERS_SELECT";
+pub const VULKAN_DRIVERS_DISABLE: &str = "VK_LOADER_DRIVERS_DISABLE";
 /// The variables with which a user chooses Vulkan drivers themselves: then paddock does not.
-const VULKAN_DRIVER_CHOICES: [&str; 4] =
-    [VULKAN_DRIVERS_SELECT, "VK_LOADER_DRIVERS_DISABLE", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"];
-/// The software Vulkan drivers, as the loader matches their manifests' names.
-const SOFTWARE_VULKAN_DRIVERS: &str = "*lvp*,*swiftshader*";
+const VULKAN_DRIVER_CHOICES: [&str; 5] = [
+    VULKAN_DRIVERS_DISABLE,
+    "VK_LOADER_DRIVERS_SELECT",
+    "VK_DRIVER_FILES",
+    "VK_ICD_FILENAMES",
+    "VK_ADD_DRIVER_FILES",
+];
+/// Mesa's Vulkan drivers for GPUs, as the loader matches their manifests' names: each drives
+/// its GPU through a DRM render node and offers nothing without one. Vendors' own drivers
+/// (NVIDIA's, Arm's, Qualcomm's…), which reach their GPUs through device nodes of their own,
+/// and WSL's (dzn, through /dev/dxg) are not among them, nor the software ones.
+const MESA_DRM_VULKAN_DRIVERS: &str = "*radeon_icd*,*intel_icd*,*intel_hasvk_icd*,\
+    *nouveau_icd*,*freedreno_icd*,*broadcom_icd*,*panfrost_icd*,*asahi_icd*,*virtio_icd*,\
+    *powervr_mesa_icd*";
 
-/// The drivers the Vulkan loader should be limited to, if any: the software ones where no
-/// device node of a GPU exists (no DRM render node, no NVIDIA device, no WSL GPU), since no
-/// other driver can offer an adapter there, yet the loader loads every installed one to ask
-/// (Mesa's radeon and two Intel drivers: 4.7 MiB of a window's memory on the build machine);
-/// none where the user chose drivers with the loader's own variables.
-pub fn vulkan_drivers_to_select(
-    gpu_device: bool,
+/// The Vulkan drivers the loader should skip, if any: Mesa's GPU drivers where the machine has
+/// no DRM render node, since none of them can offer an adapter there, yet the loader loads
+/// every installed driver to ask (Mesa's radeon and two Intel drivers: 4.7 MiB of a window's
+/// memory on the build machine); none where the user chose drivers with the loader's own
+/// variables.
+pub fn vulkan_drivers_to_disable(
+    render_node: bool,
     chosen: impl Fn(&str) -> bool,
 ) -> Option<&'static str> {
     let user_chose = VULKAN_DRIVER_CHOICES.iter().any(|name| chosen(name));
-    (!gpu_device && !user_chose).then_some(SOFTWARE_VULKAN_DRIVERS)
+    (!render_node && !user_chose).then_some(MESA_DRM_VULKAN_DRIVERS)
 }
 
-/// Whether a GPU's device node exists for any driver: a DRM render node, an NVIDIA device, or
-/// WSL's GPU. Everywhere but Linux, assumed.
-pub fn any_gpu_device_node() -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        has_gpu_device()
-            || ["/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg"]
-                .iter()
-                .any(|node| std::path::Path::new(node).exists())
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        true
-    }
+/// Whether the machine has a DRM render node (on Linux; elsewhere, assumed).
+pub fn has_render_node() -> bool {
+    has_gpu_device()
 }
 
 /// Lower is better: hardware first, software last.
@@ -463,12 +462,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn without_a_gpu_device_vulkan_loads_only_its_software_drivers_unless_the_user_chose() {
+    fn without_a_render_node_vulkan_skips_mesas_gpu_drivers_unless_the_user_chose() {
         let none = |_: &str| false;
-        assert_eq!(vulkan_drivers_to_select(false, none), Some("*lvp*,*swiftshader*"));
-        assert_eq!(vulkan_drivers_to_select(true, none), None, "a GPU: every driver may drive it");
-        for chosen in ["VK_LOADER_DRIVERS_SELECT", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"] {
-            assert_eq!(vulkan_drivers_to_select(false, |name| name == chosen), None, "{chosen}");
+        let skipped = vulkan_drivers_to_disable(false, none).expect("no render node");
+        let globs: Vec<&str> = skipped.split(',').collect();
+        for mesa in ["radeon_icd.x86_64.json", "intel_icd.x86_64.json", "intel_hasvk_icd.i686.json"]
+        {
+            assert!(globs.iter().any(|g| mesa.contains(g.trim_matches('*'))), "{mesa}");
+        }
+        // The software drivers, WSL's and vendors' own drivers stay.
+        for kept in ["lvp_icd.x86_64.json", "dzn_icd.x86_64.json", "nvidia_icd.json", "mali.json"] {
+            assert!(!globs.iter().any(|g| kept.contains(g.trim_matches('*'))), "{kept}");
+        }
+        assert!(globs.iter().all(|g| !g.contains(' ') && g.starts_with('*')), "{skipped}");
+        assert_eq!(vulkan_drivers_to_disable(true, none), None, "a render node: every one may");
+        for chosen in VULKAN_DRIVER_CHOICES {
+            assert_eq!(vulkan_drivers_to_disable(false, |name| name == chosen), None, "{chosen}");
         }
     }
 

@@ -9,8 +9,8 @@ use winit::window::Window;
 use super::frame::{Frame, TAB_BAR_ROWS};
 use crate::config::Config;
 use crate::render::gpu::{
-    any_gpu_device_node, begin_clear_pass, first_backends, open_on_best_backends,
-    vulkan_drivers_to_select, GlowPipeline, Gpu, RectPipeline, VULKAN_DRIVERS_SELECT,
+    begin_clear_pass, first_backends, has_render_node, open_on_best_backends,
+    vulkan_drivers_to_disable, GlowPipeline, Gpu, RectPipeline, VULKAN_DRIVERS_DISABLE,
 };
 use crate::render::scene::{CellSize, Theme};
 use crate::render::text::{Fonts, TextLayer};
@@ -86,24 +86,30 @@ fn instance_on(display: &OwnedDisplayHandle, backends: wgpu::Backends) -> wgpu::
     let mut descriptor =
         wgpu::InstanceDescriptor::new_with_display_handle(Box::new(display.clone()));
     descriptor.backends = backends;
-    let select = backends
+    let skip = backends
         .contains(wgpu::Backends::VULKAN)
-        .then(|| {
-            vulkan_drivers_to_select(any_gpu_device_node(), |name| std::env::var_os(name).is_some())
-        })
+        .then(|| vulkan_drivers_to_disable(has_render_node(), |n| std::env::var_os(n).is_some()))
         .flatten();
-    let Some(drivers) = select else {
+    let Some(drivers) = skip else {
         return wgpu::Instance::new(descriptor);
     };
-    // The loader reads its variable when the instance is made, and only then; it is taken
-    // out again at once so that nothing this process starts inherits it. This runs on the
-    // window's main thread, whose other threads at this point only read and write sockets
-    // (Rust's own reads of the environment are serialized with these writes); offscreen
-    // rendering (`Gpu::headless`, run by tests in parallel) never does it.
-    std::env::set_var(VULKAN_DRIVERS_SELECT, drivers);
-    let instance = wgpu::Instance::new(descriptor);
-    std::env::remove_var(VULKAN_DRIVERS_SELECT);
-    instance
+    // The loader reads its variable when the instance is made, and only then; it is taken out
+    // again as soon as it is made (or fails), so that nothing this process starts inherits
+    // it. This runs on the window's main thread before it starts anything; the threads
+    // running meanwhile (the attach reader and writer, signals, the configuration watcher,
+    // and with `--single-process` the server's listeners and sampler) neither start programs
+    // nor read the environment through the C library, and Rust's own reads are serialized
+    // with these writes. Offscreen rendering (`Gpu::headless`, run by tests in parallel) never
+    // does this.
+    struct Unset;
+    impl Drop for Unset {
+        fn drop(&mut self) {
+            std::env::remove_var(VULKAN_DRIVERS_DISABLE);
+        }
+    }
+    std::env::set_var(VULKAN_DRIVERS_DISABLE, drivers);
+    let _unset = Unset;
+    wgpu::Instance::new(descriptor)
 }
 
 impl Surface {
