@@ -77,7 +77,7 @@ pub fn open_on_best_backends<T>(
         return open(backends);
     }
     let primary = open(first_backends());
-    choose_backend(primary, || open(wgpu::Backends::SECONDARY), software, has_gpu_device())
+    choose_backend(primary, || open(wgpu::Backends::SECONDARY), software, has_render_node())
 }
 
 /// The backends `open_on_best_backends` tries first: `WGPU_BACKEND`'s, else the platform's own.
@@ -104,9 +104,10 @@ fn choose_backend<T>(
     }
 }
 
-/// Whether the machine has a GPU that a driver could offer (a DRM render node on Linux). Without
-/// one, a software adapter from Vulkan is the best there is and OpenGL is not asked.
-fn has_gpu_device() -> bool {
+/// Whether the machine has a DRM render node (on Linux; elsewhere, assumed). Without one, a
+/// software adapter from Vulkan is the best there is and OpenGL is not asked, and Mesa's GPU
+/// drivers are not loaded (`vulkan_drivers_to_disable`).
+pub fn has_render_node() -> bool {
     #[cfg(target_os = "linux")]
     {
         std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
@@ -149,11 +150,6 @@ pub fn vulkan_drivers_to_disable(
 ) -> Option<&'static str> {
     let user_chose = VULKAN_DRIVER_CHOICES.iter().any(|name| chosen(name));
     (!render_node && !user_chose).then_some(MESA_DRM_VULKAN_DRIVERS)
-}
-
-/// Whether the machine has a DRM render node (on Linux; elsewhere, assumed).
-pub fn has_render_node() -> bool {
-    has_gpu_device()
 }
 
 /// Lower is better: hardware first, software last.
