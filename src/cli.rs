@@ -46,8 +46,9 @@ pub struct RunArgs {
     /// Exit when the first tab's program exits, with its exit code.
     #[arg(long)]
     pub exit_with_child: bool,
-    /// A window is about to attach (`paddock` passes it to the server it starts): with
-    /// `--exit-with-child`, a program that ended before the window attached waits for it.
+    /// A window is about to attach (`paddock` passes it to the server it starts): the first
+    /// tabs open once it has, and with `--exit-with-child` a program that ended before the
+    /// window attached waits for it.
     #[arg(long, hide = true)]
     pub for_window: bool,
     /// Size of the (virtual) window panes are laid out in, as COLSxROWS (headless).

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 
 use anyhow::Context;
 
-use paddock::app::launch::{attach_socket_of, find_server, start_server};
+use paddock::app::launch::{attach_socket_of, find_server, spawn_server, start_server};
 use paddock::ctl::protocol::Request;
 use paddock::ctl::Client;
 
@@ -14,34 +14,46 @@ use crate::cli::{AttachArgs, RunArgs};
 /// `paddock`: a window on the running server (a new tab in it for `-e CMD`), or on one
 /// started now with these arguments. The server's control socket is printed first.
 pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
-    let display = paddock::app::window::open_display()?;
     let config_path = crate::config_path(args.config.as_deref());
     let (config, problems) = crate::load_config(args.config.is_some(), config_path.as_deref());
     let running = match &args.listen {
         Some(_) => None,
         None => find_server()?,
     };
-    let socket = match running {
+    let (display, socket) = match running {
         Some(socket) => {
+            let display = paddock::app::window::open_display()?;
             if !args.exec.is_empty() {
                 if let Some(problems) = problems {
                     eprintln!("paddock: the configuration has problems:\n{problems}");
                 }
                 new_tab(&socket, &args.exec)?;
             }
-            socket
+            (display, socket)
         }
         None => {
             let listen = args.listen.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+            // The server opens its tabs once this window has attached, so it starts while the
+            // display opens (on X11 reading the input method's and the keyboard's compose
+            // tables takes tens of milliseconds), and a window that cannot open stops it
+            // before anything has run.
+            let mut flags: Vec<OsString> = vec!["--for-window".into()];
             // A server that died left its record: the new one says what was lost and starts
             // no agent unasked.
-            let mut lost: Vec<OsString> = Vec::new();
             for record in paddock::app::lost::dead_servers() {
-                lost.push("--lost".into());
-                lost.push(record.into());
+                flags.push("--lost".into());
+                flags.push(record.into());
             }
-            let server = server_args(args, listen.as_deref(), lost);
-            start_server(&server, listen.as_deref())?
+            let server = server_args(args, listen.as_deref(), flags);
+            let starting = spawn_server(&server, listen.as_deref())?;
+            let display = match paddock::app::window::open_display() {
+                Ok(display) => display,
+                Err(e) => {
+                    starting.stop();
+                    return Err(e);
+                }
+            };
+            (display, starting.listening()?)
         }
     };
     crate::print_stdout(&format!("{}\n", socket.display()))?;
@@ -122,7 +134,6 @@ fn server_args(
     }
     if args.exit_with_child {
         out.push("--exit-with-child".into());
-        out.push("--for-window".into());
     }
     if !args.exec.is_empty() {
         out.push("-e".into());
@@ -141,11 +152,11 @@ mod tests {
     #[test]
     fn the_launchers_own_flags_never_land_in_the_panes_command() {
         let cli = Cli::try_parse_from(["paddock", "--exit-with-child", "-e", "cat", "f"]).unwrap();
-        let lost = vec!["--lost".into(), "/state/9.json".into()];
-        let server = server_args(&cli.run, None, lost);
+        let flags = vec!["--for-window".into(), "--lost".into(), "/state/9.json".into()];
+        let server = server_args(&cli.run, None, flags);
         let words: Vec<&str> = server.iter().map(|w| w.to_str().unwrap()).collect();
         let want =
-            ["--lost", "/state/9.json", "--exit-with-child", "--for-window", "-e", "cat", "f"];
+            ["--for-window", "--lost", "/state/9.json", "--exit-with-child", "-e", "cat", "f"];
         assert_eq!(words, want);
         // And the server reads them so: the pane runs `cat f`, nothing more.
         let mut server_cli = vec!["paddock", "server"];

@@ -540,6 +540,12 @@ impl Attached {
         self.windows.iter().for_each(|w| w.send(&frame));
     }
 
+    /// Tell every attached window's user something (why the server is ending).
+    pub fn say(&self, text: &str) {
+        let frame: Arc<[u8]> = ToWindow::Said { text: text.to_owned() }.encode().into();
+        self.windows.iter().for_each(|w| w.send(&frame));
+    }
+
     /// `pane` is gone: tell the windows.
     pub fn closed(&mut self, pane: PaneId) {
         if let Some(old) = self.panes.remove(&pane) {

@@ -20,7 +20,12 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let signals = SignalListener::start().context("cannot set up signal handling")?;
     // Nothing is drawn, so there is nothing to wake for.
     let mut server = Server::start(&options, Arc::new(|| {}))?;
-    server.open_first_tab()?;
+    // A server started for a window opens its tabs once a window has attached: the window
+    // starts it while it opens the display, and one that cannot open leaves nothing running.
+    let mut first_tab_due = options.for_window;
+    if !first_tab_due {
+        server.open_first_tab()?;
+    }
     let config_changes = server.config_changes();
     let (windows, window_inputs) = (server.windows(), server.window_inputs());
     let link_news = server.workspace().link_news();
@@ -65,6 +70,20 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             recv(config_changes) -> _ => {
                 server.reload_config();
             }
+        }
+        if first_tab_due && server.workspace().attached().ever_attached() {
+            first_tab_due = false;
+            if let Err(e) = server.open_first_tab() {
+                // The window is told why, and ends with the code.
+                let why = format!("{e:#}");
+                eprintln!("paddock: {why}");
+                server.workspace().attached().say(&why);
+                child_exit = Some(1);
+                break 1;
+            }
+        } else if first_tab_due && !server.awaits_first_window() {
+            eprintln!("paddock: the window this server was started for never attached; ending");
+            break 1;
         }
         // Asked only once the window that started the server has attached: an ended program's
         // code waits for its output to end, which a process left holding the PTY delays.

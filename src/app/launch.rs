@@ -44,32 +44,70 @@ pub fn find_server() -> anyhow::Result<Option<PathBuf>> {
 /// Start `paddock server` with `args` on its own; returns its control socket once it and its
 /// attach socket listen.
 pub fn start_server(args: &[OsString], listen: Option<&Path>) -> anyhow::Result<PathBuf> {
+    spawn_server(args, listen)?.listening()
+}
+
+/// A server started on its own that may not listen yet.
+pub struct StartingServer {
+    child: Child,
+    /// Started in a systemd scope of its own (plainly again if that fails).
+    scoped: bool,
+    args: Vec<OsString>,
+    listen: Option<PathBuf>,
+    log: PathBuf,
+}
+
+/// Start `paddock server` with `args` on its own, without waiting for it to listen.
+pub fn spawn_server(args: &[OsString], listen: Option<&Path>) -> anyhow::Result<StartingServer> {
     let log = server_log()?;
     let scoped = user_manager().then(|| spawn(args, &log, true));
-    let (mut child, mut scoped) = match scoped {
+    let (child, scoped) = match scoped {
         Some(Ok(child)) => (child, true),
         _ => (spawn(args, &log, false)?, false),
     };
-    loop {
-        let socket = match listen {
-            Some(path) => path.to_owned(),
-            None => instance_socket(&socket_dir(), child.id()),
-        };
-        match wait_until_listening(&mut child, &socket) {
-            Ok(()) => {
-                // Reaped when it ends, so it never lingers as a zombie of this window.
-                std::thread::spawn(move || child.wait());
-                return Ok(socket);
+    let listen = listen.map(Path::to_owned);
+    Ok(StartingServer { child, scoped, args: args.to_vec(), listen, log })
+}
+
+impl StartingServer {
+    /// Wait until it and its attach socket listen; returns its control socket.
+    pub fn listening(mut self) -> anyhow::Result<PathBuf> {
+        loop {
+            let socket = self.socket();
+            match wait_until_listening(&mut self.child, &socket) {
+                Ok(()) => {
+                    // Reaped when it ends, so it never lingers as a zombie of this window.
+                    let mut child = self.child;
+                    std::thread::spawn(move || child.wait());
+                    return Ok(socket);
+                }
+                // systemd-run could not make the scope (no session bus, a refusal): start it
+                // plainly.
+                Err(_) if self.scoped => {
+                    self.scoped = false;
+                    self.child = spawn(&self.args, &self.log, false)?;
+                }
+                Err(why) => {
+                    let tail = log_tail(&self.log);
+                    bail!("{why}; its log, {}, ends:\n{tail}", self.log.display());
+                }
             }
-            // systemd-run could not make the scope (no session bus, a refusal): start it plainly.
-            Err(_) if scoped => {
-                scoped = false;
-                child = spawn(args, &log, false)?;
-            }
-            Err(why) => {
-                let tail = log_tail(&log);
-                bail!("{why}; its log, {}, ends:\n{tail}", log.display());
-            }
+        }
+    }
+
+    /// Stop it, as `paddock kill-server` would (the window it was started for cannot open);
+    /// a server started for a window has opened nothing by then.
+    pub fn stop(self) {
+        let Ok(socket) = self.listening() else { return };
+        if let Ok(mut client) = crate::ctl::Client::connect(&socket) {
+            let _ = client.call(&crate::ctl::protocol::Request::Stop);
+        }
+    }
+
+    fn socket(&self) -> PathBuf {
+        match &self.listen {
+            Some(path) => path.clone(),
+            None => instance_socket(&socket_dir(), self.child.id()),
         }
     }
 }

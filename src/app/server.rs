@@ -26,8 +26,9 @@ use crate::vault::handed::Handed;
 
 /// How long `--exit-with-child` waits, after the program exits, for the rest of its output.
 const OUTPUT_DRAIN: Duration = Duration::from_secs(5);
-/// How long a server started for a window (`ServerOptions::for_window`) whose program ended
-/// waits for that window to attach: it opens the display and its GPU first.
+/// How long a server started for a window (`ServerOptions::for_window`) waits for that window
+/// to attach before it ends: it opens its tabs only then, and with `--exit-with-child` a
+/// program that ended waits for it.
 const FIRST_WINDOW_WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug)]
@@ -35,9 +36,11 @@ pub struct ServerOptions {
     /// The first tab's command; empty means the user's shell.
     pub command: Vec<String>,
     pub exit_with_child: bool,
-    /// A window that started this server is about to attach: with `exit_with_child`, the
-    /// server ends only once it has (or `FIRST_WINDOW_WAIT` passed), so the window is told the
-    /// program's code rather than finding no server.
+    /// A window that started this server is about to attach: the first tabs open once a
+    /// window has (the window starts the server while it opens its display, and one that
+    /// cannot open leaves nothing running); with `exit_with_child`, the server ends only once
+    /// it has, so the window is told the program's code rather than finding no server. None
+    /// within `FIRST_WINDOW_WAIT`: the server ends.
     pub for_window: bool,
     /// The virtual window panes are laid out in.
     pub size: TermSize,

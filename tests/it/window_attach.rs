@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::window::{distinct_colors, run, wait_for, Windowed, Xvfb};
+use crate::window::{distinct_colors, run, runtime_dir, session_run, wait_for, Windowed, Xvfb};
 
 const PADDOCK: &str = env!("CARGO_BIN_EXE_paddock");
 
@@ -268,4 +268,51 @@ fn a_window_on_a_server_that_ends_with_its_program_exits_with_that_programs_code
         assert_eq!(code, Some(7), "run {run}: the window's exit status; it said:\n{said}");
     }
     let _ = std::fs::remove_dir_all(&app.runtime);
+}
+
+#[test]
+fn a_window_that_cannot_open_runs_nothing_and_a_program_that_cannot_start_is_named() {
+    // The window starts its server while it opens the display; the server opens its tabs only
+    // once a window has attached. No display: the window fails, its server is stopped, and
+    // the program never ran.
+    let runtime = runtime_dir("no-display");
+    let ran = runtime.join("ran");
+    let paddock = |display: &str| {
+        let mut command = Command::new(PADDOCK);
+        command
+            .env("DISPLAY", display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_RUNTIME_DIR", session_run(&runtime))
+            .env("XDG_CONFIG_HOME", runtime.join("config"))
+            .env("XDG_STATE_HOME", runtime.join("state"));
+        command
+    };
+    let out = paddock(":4093")
+        .args(["--exit-with-child", "-e", "touch"])
+        .arg(&ran)
+        .output()
+        .expect("run paddock");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a window without a display succeeded; it said:\n{said}");
+    let sockets = session_run(&runtime).join("paddock");
+    let servers = || {
+        std::fs::read_dir(&sockets).map_or(0, |entries| {
+            entries.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "sock")).count()
+        })
+    };
+    wait_for("the window's server to stop", || servers() == 0);
+    assert!(!ran.exists(), "the program ran for a window that never opened; it said:\n{said}");
+
+    // A program that cannot start: the window says why and exits with 1, not 0.
+    let x = Xvfb::start();
+    let out = paddock(&x.display)
+        .args(["--exit-with-child", "-e", "/nonexistent/program"])
+        .stdout(Stdio::null())
+        .output()
+        .expect("run paddock");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "the window's exit status; it said:\n{said}");
+    assert!(said.contains("cannot start \"/nonexistent/program\""), "it said:\n{said}");
+    wait_for("the second server to stop", || servers() == 0);
+    let _ = std::fs::remove_dir_all(&runtime);
 }
