@@ -94,6 +94,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
         server.workspace_mut().sync_windows();
         server.keep_record();
     };
+    server.stop_listening();
     if asked {
         server.forget_record();
     }

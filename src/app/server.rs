@@ -533,6 +533,14 @@ impl Server {
         }
     }
 
+    /// Take no more control connections or windows: an instance still closing its panes is
+    /// not found by the next `paddock`, which starts a server of its own rather than asking
+    /// this one for a tab.
+    pub fn stop_listening(&self) {
+        self.control.stop_listening();
+        self.attach.stop_listening();
+    }
+
     /// Close every pane (all at once) and wait for panes being closed. `exit_code`: the first
     /// program's, when the instance ends with it (attached windows exit with it too).
     pub fn shut_down(&mut self, exit_code: Option<u8>) {

@@ -62,6 +62,13 @@ impl AttachServer {
     }
 }
 
+impl AttachServer {
+    /// Take no more windows (the instance is ending).
+    pub fn stop_listening(&self) {
+        stop_listening(&self.path, &self.shutdown);
+    }
+}
+
 impl Drop for AttachServer {
     fn drop(&mut self) {
         stop_listening(&self.path, &self.shutdown);

@@ -126,15 +126,25 @@ impl ControlServer {
     }
 }
 
+impl ControlServer {
+    /// Take no more connections: an instance that is ending is not found by the next one.
+    pub fn stop_listening(&self) {
+        stop_listening(&self.path, &self.shutdown);
+    }
+}
+
 impl Drop for ControlServer {
     fn drop(&mut self) {
         stop_listening(&self.path, &self.shutdown);
     }
 }
 
-/// Tell a listener on `path` to end (it sees `shutdown` once woken) and remove its socket.
+/// Tell a listener on `path` to end (it sees `shutdown` once woken) and remove its socket;
+/// once only: by then another instance may listen on a path given with `--listen`.
 pub(super) fn stop_listening(path: &Path, shutdown: &AtomicBool) {
-    shutdown.store(true, Ordering::SeqCst);
+    if shutdown.swap(true, Ordering::SeqCst) {
+        return;
+    }
     // Wake the listener so it sees the flag and ends.
     let _ = UnixStream::connect(path);
     let _ = std::fs::remove_file(path);
