@@ -11,6 +11,7 @@ mod frame;
 mod keys;
 mod mouse;
 mod notify;
+mod pacing;
 mod panes;
 mod remote;
 mod surface;
@@ -38,6 +39,7 @@ use crate::term::{Modes, TermEvent};
 use crate::view::{ClipboardNote, PaneView};
 use clipboard::{Board, Clipboard};
 use frame::{FrameBuilder, FrameContext};
+use pacing::FramePacer;
 use panes::Panes;
 use remote::{Remote, RemoteEvent, Took};
 use surface::{GpuInstances, Look, Surface};
@@ -211,6 +213,7 @@ impl WindowApp {
             views: HashMap::new(),
             flashes: HashMap::new(),
             frames: FrameBuilder::default(),
+            pacer: FramePacer::new(None),
             pointer: mouse::Pointer::default(),
             clipboard: Clipboard::new(),
             font_size: config.font.size,
@@ -260,6 +263,8 @@ struct WindowApp {
     /// When each pane's bell last rang.
     flashes: HashMap<PaneId, Instant>,
     frames: FrameBuilder,
+    /// At most a frame per refresh of the display.
+    pacer: FramePacer,
     pointer: mouse::Pointer,
     clipboard: Clipboard,
     font_size: f32,
@@ -373,10 +378,15 @@ impl WindowApp {
         if event_loop.exiting() {
             return;
         }
+        let now = Instant::now();
+        if let Some(due) = self.pacer.held_until(now) {
+            // Drawn when this refresh is over: `new_events` asks for the frame then.
+            event_loop.set_control_flow(ControlFlow::WaitUntil(due));
+            return;
+        }
         let Some(surface) = &mut self.surface else {
             return;
         };
-        let now = Instant::now();
         let live = self.panes.mux().all_panes();
         self.views.retain(|pane, _| live.iter().any(|(_, p)| p == pane));
         self.flashes.retain(|_, at| now < *at + frame::FLASH);
@@ -403,6 +413,7 @@ impl WindowApp {
                 .mux()
                 .active_tab()
                 .is_some_and(|tab| tab.panes().into_iter().all(|pane| shown.term(pane).is_some()));
+        self.pacer.drawn(now);
         if let Err(e) = surface.draw(&frame) {
             if let crate::render::RenderError::Surface(_) = e {
                 return self.fail(event_loop, e.into());
@@ -619,6 +630,8 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         }
         if let Some(surface) = &self.surface {
             surface.window().set_ime_allowed(true);
+            let monitor = surface.window().current_monitor();
+            self.pacer = FramePacer::new(monitor.and_then(|m| m.refresh_rate_millihertz()));
         }
         self.panes.set_header_rows(1);
         self.fit();
