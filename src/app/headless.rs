@@ -31,7 +31,9 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let link_news = server.workspace().link_news();
     // The pulse moves on its own: attached windows are told of it this often.
     let pulse_tick = crossbeam_channel::tick(WINDOW_VIEW_PERIOD);
-    server.keep_record();
+    if !first_tab_due {
+        server.keep_record();
+    }
     // Whether the server ends because it was asked to (its panes are not lost then).
     let mut asked = true;
     // The first program's code, when the instance ends with it (`--exit-with-child`).
@@ -92,7 +94,11 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             break code;
         }
         server.workspace_mut().sync_windows();
-        server.keep_record();
+        // Nothing to record before the first tabs open: a record with no panes would be told
+        // as a lost server by the next start.
+        if !first_tab_due {
+            server.keep_record();
+        }
     };
     server.stop_listening();
     if asked {

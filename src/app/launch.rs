@@ -74,7 +74,9 @@ impl StartingServer {
     pub fn listening(mut self) -> anyhow::Result<PathBuf> {
         loop {
             let socket = self.socket();
-            match wait_until_listening(&mut self.child, &socket) {
+            match wait_until_listening(&mut self.child, &socket)
+                .and_then(|()| self.is_ours(&socket))
+            {
                 Ok(()) => {
                     // Reaped when it ends, so it never lingers as a zombie of this window.
                     let mut child = self.child;
@@ -95,12 +97,35 @@ impl StartingServer {
         }
     }
 
-    /// Stop it, as `paddock kill-server` would (the window it was started for cannot open);
-    /// a server started for a window has opened nothing by then.
+    /// Stop it, as `paddock kill-server` would (the window it was started for cannot open),
+    /// unless something reached it first: another window that attached meanwhile has had its
+    /// tabs opened there, and they are that window's now.
     pub fn stop(self) {
+        use crate::ctl::protocol::Request;
+        use crate::ctl::Client;
         let Ok(socket) = self.listening() else { return };
-        if let Ok(mut client) = crate::ctl::Client::connect(&socket) {
-            let _ = client.call(&crate::ctl::protocol::Request::Stop);
+        let untouched = Client::connect(&socket)
+            .and_then(|mut client| client.call(&Request::Ls))
+            .ok()
+            .and_then(|reply| reply.instance)
+            .is_some_and(|instance| instance.panes.is_empty() && instance.windows.is_empty());
+        if untouched {
+            if let Ok(mut client) = Client::connect(&socket) {
+                let _ = client.call(&Request::Stop);
+            }
+        }
+    }
+
+    /// Whether the server listening on `socket` is the one started here: with `--listen`,
+    /// another instance may hold the path (then this one could not listen, and ends).
+    fn is_ours(&self, socket: &Path) -> anyhow::Result<()> {
+        let stream = std::os::unix::net::UnixStream::connect(socket)
+            .with_context(|| format!("cannot reach the new server at {}", socket.display()))?;
+        match crate::ctl::connected_pid(&stream) {
+            Some(pid) if pid != self.child.id() => {
+                bail!("another paddock server (pid {pid}) listens on {}", socket.display())
+            }
+            _ => Ok(()),
         }
     }
 

@@ -399,7 +399,12 @@ impl Server {
     /// Carry out a control request; `Some(code)` when the instance should stop.
     pub fn answer(&mut self, call: Call) -> Option<u8> {
         let first = self.first.filter(|_| self.exit_with_child);
-        let code = answer(&mut self.workspace, call, first, &mut self.closing);
+        let (control, attach) = (&self.control, &self.attach);
+        let ending = || {
+            control.stop_listening();
+            attach.stop_listening();
+        };
+        let code = answer(&mut self.workspace, call, first, &mut self.closing, &ending);
         self.closing.retain(|handle| !handle.is_finished());
         code
     }
@@ -410,6 +415,7 @@ impl Server {
     pub fn close_pane(&mut self, pane: PaneId) -> Option<u8> {
         let session = self.workspace.take(pane)?;
         if self.exit_with_child && self.first == Some(pane) {
+            self.stop_listening();
             return Some(process_exit_code(session.close()));
         }
         self.retire(session);
@@ -550,11 +556,13 @@ impl Server {
 
 /// Carry out one call; `Some(code)` when the instance should stop. `first` is the pane whose
 /// end ends the instance (`--exit-with-child`).
+/// `ending` is called when the instance is about to end, before its panes are closed.
 fn answer(
     workspace: &mut Workspace,
     call: Call,
     first: Option<PaneId>,
     closing: &mut Vec<JoinHandle<()>>,
+    ending: &dyn Fn(),
 ) -> Option<u8> {
     // A locked pane's endpoint may ask only about its own pane (see `pane_endpoint`).
     let own = match call.scope {
@@ -575,6 +583,7 @@ fn answer(
         }
         Outcome::Close(pane, session) if Some(pane) == first => {
             // The instance ends with this pane, with its program's exit code.
+            ending();
             let status = session.close();
             let reply = Reply { exit_code: Some(exit_code_of(status)), ..Reply::ok() };
             let code = process_exit_code(status);
@@ -599,6 +608,7 @@ fn answer(
             closing.push(handle);
         }
         Outcome::Stop => {
+            ending();
             shut_down(workspace, std::mem::take(closing), None);
             call.answer_and_wait(Reply::ok());
             return Some(0);

@@ -183,6 +183,11 @@ fn drive(event_loop: EventLoop<UserEvent>, mut app: WindowApp) -> anyhow::Result
         // Whatever ended the window, the server keeps the panes.
         Panes::Remote(remote) => {
             remote.detach();
+            // Gone from the screen now, not when the process has ended (the clipboard's hand-over
+            // below can take a moment).
+            if let Some(surface) = &app.surface {
+                surface.window().set_visible(false);
+            }
             // The process ends next (`run_attached` is a process's last work), and its end
             // frees the GPU's device and the font database at once; freeing them piece by
             // piece held the window's process on llvmpipe for tens of milliseconds after its
@@ -213,7 +218,7 @@ impl WindowApp {
             views: HashMap::new(),
             flashes: HashMap::new(),
             frames: FrameBuilder::default(),
-            pacer: FramePacer::new(None),
+            pacer: FramePacer::new(None, false),
             pointer: mouse::Pointer::default(),
             clipboard: Clipboard::new(),
             font_size: config.font.size,
@@ -301,6 +306,16 @@ impl WindowApp {
     fn redraw(&self) {
         if let Some(surface) = &self.surface {
             surface.window().request_redraw();
+        }
+    }
+
+    /// Hold frames to the refresh of the display the window is on (asked again when the window
+    /// moves or resizes: a Wayland surface is on no output until it is first shown).
+    fn pace_to_display(&mut self) {
+        if let Some(surface) = &self.surface {
+            let monitor = surface.window().current_monitor();
+            let rate = monitor.and_then(|m| m.refresh_rate_millihertz());
+            self.pacer.set_rate(rate, surface.is_software());
         }
     }
 
@@ -630,9 +645,8 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         }
         if let Some(surface) = &self.surface {
             surface.window().set_ime_allowed(true);
-            let monitor = surface.window().current_monitor();
-            self.pacer = FramePacer::new(monitor.and_then(|m| m.refresh_rate_millihertz()));
         }
+        self.pace_to_display();
         self.panes.set_header_rows(1);
         self.fit();
         if let Some(server) = self.panes.local() {
@@ -702,11 +716,14 @@ impl ApplicationHandler<UserEvent> for WindowApp {
                     surface.resize(size.width, size.height);
                 }
                 self.fit();
+                self.pace_to_display();
                 self.redraw();
             }
+            WindowEvent::Moved(_) => self.pace_to_display(),
             WindowEvent::ScaleFactorChanged { .. } => {
                 // The font keeps its size in logical pixels; the Resized that follows refits.
                 self.set_font_size(self.font_size);
+                self.pace_to_display();
                 self.redraw();
             }
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
