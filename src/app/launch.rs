@@ -104,15 +104,14 @@ impl StartingServer {
         use crate::ctl::protocol::Request;
         use crate::ctl::Client;
         let Ok(socket) = self.listening() else { return };
-        let untouched = Client::connect(&socket)
-            .and_then(|mut client| client.call(&Request::Ls))
+        let Ok(mut client) = Client::connect(&socket) else { return };
+        let untouched = client
+            .call(&Request::Ls)
             .ok()
             .and_then(|reply| reply.instance)
             .is_some_and(|instance| instance.panes.is_empty() && instance.windows.is_empty());
         if untouched {
-            if let Ok(mut client) = Client::connect(&socket) {
-                let _ = client.call(&Request::Stop);
-            }
+            let _ = client.call(&Request::Stop);
         }
     }
 

@@ -179,7 +179,10 @@ fn drive(event_loop: EventLoop<UserEvent>, mut app: WindowApp) -> anyhow::Result
     }
     let code = app.exit_code.unwrap_or(0);
     match app.panes {
-        Panes::Local(mut server) => server.shut_down(app.exit_code),
+        Panes::Local(mut server) => {
+            server.stop_listening();
+            server.shut_down(app.exit_code);
+        }
         // Whatever ended the window, the server keeps the panes.
         Panes::Remote(remote) => {
             remote.detach();
