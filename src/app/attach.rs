@@ -385,8 +385,10 @@ pub struct Attached {
     writers: Vec<std::thread::JoinHandle<()>>,
     input: Sender<FromWindow>,
     inputs: Receiver<FromWindow>,
-    /// A window has attached since the server started.
-    ever_attached: bool,
+    /// When the first window attached, if one has.
+    first_attached: Option<std::time::Instant>,
+    /// A window has said the area it lays tabs out in since the server started.
+    ever_sized: bool,
 }
 
 impl Default for Attached {
@@ -400,7 +402,8 @@ impl Default for Attached {
             writers: Vec::new(),
             input,
             inputs,
-            ever_attached: false,
+            first_attached: None,
+            ever_sized: false,
         }
     }
 }
@@ -423,6 +426,7 @@ impl Attached {
     /// when it is the active window (or none is).
     pub fn sized(&mut self, from: &WindowHandle, size: TermSize) -> Option<TermSize> {
         *lock(&from.0.area) = Some(size);
+        self.ever_sized = true;
         let active = self.active.as_ref().filter(|w| !w.gone.load(Ordering::Acquire));
         match active {
             Some(window) if !Arc::ptr_eq(window, &from.0) => None,
@@ -521,7 +525,17 @@ impl Attached {
 
     /// Whether a window has attached since the server started.
     pub fn ever_attached(&self) -> bool {
-        self.ever_attached
+        self.first_attached.is_some()
+    }
+
+    /// When the first window attached, if one has.
+    pub fn first_attached(&self) -> Option<std::time::Instant> {
+        self.first_attached
+    }
+
+    /// Whether a window has said the area it lays tabs out in since the server started.
+    pub fn ever_sized(&self) -> bool {
+        self.ever_sized
     }
 
     /// Whether any window is attached (then the view is worth working out).
@@ -600,7 +614,7 @@ impl Attached {
             window.send(&ToWindow::View { json: self.view.to_vec() }.encode().into());
         }
         self.windows.push(window);
-        self.ever_attached = true;
+        self.first_attached.get_or_insert_with(std::time::Instant::now);
         Ok(())
     }
 }

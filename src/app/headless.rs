@@ -20,8 +20,9 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let signals = SignalListener::start().context("cannot set up signal handling")?;
     // Nothing is drawn, so there is nothing to wake for.
     let mut server = Server::start(&options, Arc::new(|| {}))?;
-    // A server started for a window opens its tabs once a window has attached: the window
-    // starts it while it opens the display, and one that cannot open leaves nothing running.
+    // A server started for a window opens its tabs once a window has attached and said its
+    // size: the window starts it while it opens the display, and one that cannot open leaves
+    // nothing running.
     let mut first_tab_due = options.for_window;
     if !first_tab_due {
         server.open_first_tab()?;
@@ -73,7 +74,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
                 server.reload_config();
             }
         }
-        if first_tab_due && server.workspace().attached().ever_attached() {
+        if first_tab_due && server.first_window_ready() {
             first_tab_due = false;
             if let Err(e) = server.open_first_tab() {
                 // The window is told why, and ends with the code.
@@ -83,7 +84,10 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
                 child_exit = Some(1);
                 break 1;
             }
-        } else if first_tab_due && !server.awaits_first_window() {
+        } else if first_tab_due
+            && !server.workspace().attached().ever_attached()
+            && !server.awaits_first_window()
+        {
             eprintln!("paddock: the window this server was started for never attached; ending");
             break 1;
         }

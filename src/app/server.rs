@@ -30,6 +30,10 @@ const OUTPUT_DRAIN: Duration = Duration::from_secs(5);
 /// to attach before it ends: it opens its tabs only then, and with `--exit-with-child` a
 /// program that ended waits for it.
 const FIRST_WINDOW_WAIT: Duration = Duration::from_secs(10);
+/// How long a window that attached may take to say its area before the first tabs open at
+/// the server's own (a window says it as soon as it knows its size, before its GPU is ready).
+#[cfg(unix)]
+const AREA_WAIT: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
@@ -519,6 +523,17 @@ impl Server {
         self.closing.push(std::thread::spawn(move || {
             session.close();
         }));
+    }
+
+    /// Whether the first tabs of a server started for a window are due: the window has
+    /// attached and said the area it lays tabs out in, so that their programs start at the size
+    /// they are shown at (no reflow of their first output, no SIGWINCH as they start); or it
+    /// attached `AREA_WAIT` ago and has said none.
+    #[cfg(unix)]
+    pub fn first_window_ready(&self) -> bool {
+        let attached = self.workspace.attached();
+        attached.ever_sized()
+            || attached.first_attached().is_some_and(|at| at.elapsed() >= AREA_WAIT)
     }
 
     /// Whether the window that started this server has yet to attach (for at most

@@ -55,15 +55,69 @@ struct CachedRow {
     placed: Option<(f32, f32, [i32; 4])>,
 }
 
-pub struct TextLayer {
+/// The fonts and the cell they make: the part of text that needs no GPU, so that a window
+/// knows its grid (and its panes their size) before its GPU is ready.
+pub struct Typeface {
     font_system: FontSystem,
     /// The primary family (the bundled one unless the configuration names another).
     family: String,
+    metrics: Metrics,
+    cell: CellSize,
+}
+
+impl Typeface {
+    /// `font_system`'s primary family (the bundled one) at `font_size` pixels.
+    pub fn new(mut font_system: FontSystem, font_size: f32) -> Typeface {
+        let metrics = metrics_for(font_size);
+        let width = advance_width(&mut font_system, metrics, FAMILY);
+        Typeface {
+            font_system,
+            family: FAMILY.to_owned(),
+            metrics,
+            cell: CellSize { width, height: metrics.line_height },
+        }
+    }
+
+    /// The size of a cell in pixels: the font's advance and line height.
+    pub fn cell_size(&self) -> CellSize {
+        self.cell
+    }
+
+    pub fn family(&self) -> &str {
+        &self.family
+    }
+
+    /// Change the font size (pixels): cells are measured again.
+    pub fn set_font_size(&mut self, font_size: f32) {
+        self.metrics = metrics_for(font_size);
+        let width = advance_width(&mut self.font_system, self.metrics, &self.family);
+        self.cell = CellSize { width, height: self.metrics.line_height };
+    }
+
+    /// Use `family` as the primary font: false (and no change) when no such family is
+    /// installed. Cells are measured again.
+    pub fn set_family(&mut self, family: &str) -> bool {
+        let installed =
+            self.font_system.db().faces().any(|face| {
+                face.families.iter().any(|(name, _)| name.eq_ignore_ascii_case(family))
+            });
+        if installed {
+            self.family = family.to_owned();
+            self.set_font_size(self.metrics.font_size);
+        }
+        installed
+    }
+}
+
+fn metrics_for(font_size: f32) -> Metrics {
+    Metrics::new(font_size, (font_size * 1.25).round())
+}
+
+pub struct TextLayer {
+    typeface: Typeface,
     swash: SwashCache,
     viewport: Viewport,
     atlas: TextAtlas,
-    metrics: Metrics,
-    cell: CellSize,
     rows: HashMap<(PaneKey, usize), CachedRow>,
     /// The rows of the last `prepare`, in drawing order.
     order: Vec<(PaneKey, usize)>,
@@ -97,22 +151,26 @@ impl TextLayer {
         font_size: f32,
         fonts: Fonts,
     ) -> TextLayer {
-        let mut font_system = font_system(fonts);
-        let line_height = (font_size * 1.25).round();
-        let metrics = Metrics::new(font_size, line_height);
-        let width = advance_width(&mut font_system, metrics, FAMILY);
+        let typeface = Typeface::new(font_system(fonts), font_size);
+        TextLayer::with_typeface(device, queue, format, typeface)
+    }
+
+    /// A layer drawing with `typeface`, measured beforehand.
+    pub fn with_typeface(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        typeface: Typeface,
+    ) -> TextLayer {
         let cache = Cache::new(device);
         let viewport = Viewport::new(device, &cache);
         // The target is not sRGB: colors go through as the bytes programs named.
         let atlas = TextAtlas::with_color_mode(device, queue, &cache, format, ColorMode::Web);
         TextLayer {
-            font_system,
-            family: FAMILY.to_owned(),
+            typeface,
             swash: SwashCache::new(),
             viewport,
             atlas,
-            metrics,
-            cell: CellSize { width, height: line_height },
             rows: HashMap::new(),
             order: Vec::new(),
             shaped: 0,
@@ -121,32 +179,25 @@ impl TextLayer {
 
     /// The size of a cell in pixels: the font's advance and line height.
     pub fn cell_size(&self) -> CellSize {
-        self.cell
+        self.typeface.cell
     }
 
     /// Change the font size (pixels): cells are measured again and every row is shaped anew.
     pub fn set_font_size(&mut self, font_size: f32) {
-        let line_height = (font_size * 1.25).round();
-        self.metrics = Metrics::new(font_size, line_height);
-        let width = advance_width(&mut self.font_system, self.metrics, &self.family);
-        self.cell = CellSize { width, height: line_height };
+        self.typeface.set_font_size(font_size);
         self.rows.clear();
     }
 
     pub fn family(&self) -> &str {
-        &self.family
+        self.typeface.family()
     }
 
     /// Use `family` as the primary font: false (and no change) when no such family is
     /// installed. Cells are measured again and every row is shaped anew.
     pub fn set_family(&mut self, family: &str) -> bool {
-        let installed =
-            self.font_system.db().faces().any(|face| {
-                face.families.iter().any(|(name, _)| name.eq_ignore_ascii_case(family))
-            });
+        let installed = self.typeface.set_family(family);
         if installed {
-            self.family = family.to_owned();
-            self.set_font_size(self.metrics.font_size);
+            self.rows.clear();
         }
         installed
     }
@@ -190,11 +241,12 @@ impl TextLayer {
         self.order.clear();
         for pane in panes {
             let (cols, lines) = (pane.cols as f32, pane.rows.len() as f32);
+            let cell = self.typeface.cell;
             let bounds = [
                 pane.origin[0] as i32,
                 pane.origin[1] as i32,
-                (pane.origin[0] + cols * self.cell.width).ceil() as i32,
-                (pane.origin[1] + lines * self.cell.height).ceil() as i32,
+                (pane.origin[0] + cols * cell.width).ceil() as i32,
+                (pane.origin[1] + lines * cell.height).ceil() as i32,
             ];
             for (row, spans) in pane.rows.iter().enumerate() {
                 let hash = hash_spans(spans);
@@ -222,15 +274,14 @@ impl TextLayer {
                         }
                     }
                 }
-                let place =
-                    (pane.origin[0], pane.origin[1] + row as f32 * self.cell.height, bounds);
+                let place = (pane.origin[0], pane.origin[1] + row as f32 * cell.height, bounds);
                 let Some(cached) = self.rows.get_mut(&key) else {
                     continue;
                 };
                 if cached.placed == Some(place) {
                     continue;
                 }
-                let cell_width = self.cell.width;
+                let cell_width = cell.width;
                 let areas = cached.pieces.iter().map(|piece| TextArea {
                     buffer: &piece.buffer,
                     left: place.0 + piece.col as f32 * cell_width + piece.dx,
@@ -248,7 +299,7 @@ impl TextLayer {
                 cached.renderer.prepare(
                     device,
                     queue,
-                    &mut self.font_system,
+                    &mut self.typeface.font_system,
                     &mut self.atlas,
                     &self.viewport,
                     areas,
@@ -283,7 +334,7 @@ impl TextLayer {
         let mut pieces = Vec::new();
         for run in spans.chunk_by(|a, b| !a.wide && !b.wide) {
             let piece = self.shape_piece(run, cols);
-            if run[0].wide || on_grid(&piece, run, self.cell.width) {
+            if run[0].wide || on_grid(&piece, run, self.typeface.cell.width) {
                 pieces.push(piece);
             } else {
                 for span in run.iter().flat_map(Span::clusters) {
@@ -295,11 +346,12 @@ impl TextLayer {
     }
 
     fn shape_piece(&mut self, spans: &[Span], cols: usize) -> Piece {
-        let mut buffer = Buffer::new(&mut self.font_system, self.metrics);
-        buffer.set_monospace_width(Some(self.cell.width));
+        let Typeface { font_system, family, metrics, cell } = &mut self.typeface;
+        let mut buffer = Buffer::new(font_system, *metrics);
+        buffer.set_monospace_width(Some(cell.width));
         // No wrapping: a piece is one line, never wider than the pane.
-        buffer.set_size(Some(cols as f32 * self.cell.width + 1.0), Some(self.cell.height));
-        let base = Attrs::new().family(Family::Name(&self.family));
+        buffer.set_size(Some(cols as f32 * cell.width + 1.0), Some(cell.height));
+        let base = Attrs::new().family(Family::Name(family));
         let attrs: Vec<Attrs> = spans.iter().map(|s| span_attrs(&base, s)).collect();
         buffer.set_rich_text(
             spans.iter().zip(&attrs).map(|(s, a)| (s.text.as_str(), a.clone())),
@@ -307,11 +359,11 @@ impl TextLayer {
             Shaping::Advanced,
             None,
         );
-        buffer.shape_until_scroll(&mut self.font_system, false);
+        buffer.shape_until_scroll(font_system, false);
         let span = &spans[0];
         let dx = if span.wide {
             let width: f32 = buffer.layout_runs().flat_map(|r| r.glyphs.iter()).map(|g| g.w).sum();
-            ((2.0 * self.cell.width - width) / 2.0).max(0.0)
+            ((2.0 * cell.width - width) / 2.0).max(0.0)
         } else {
             0.0
         };
@@ -453,7 +505,6 @@ fn hash_spans(spans: &[Span]) -> u64 {
     hasher.finish()
 }
 
-/// The advance of '0' in the primary face: the width of a cell.
 /// The font system for `fonts`. The pinned variants get a database holding exactly the given
 /// fonts and a fixed locale: cosmic-text's `FontSystem::new_with_fonts` would also load every font
 /// installed on the machine, and a system font (Droid Sans Fallback, Noto CJK) could then take
@@ -482,6 +533,7 @@ pub fn font_system(fonts: Fonts) -> FontSystem {
     }
 }
 
+/// The advance of '0' in the primary face: the width of a cell.
 fn advance_width(font_system: &mut FontSystem, metrics: Metrics, family: &str) -> f32 {
     let mut buffer = Buffer::new(font_system, metrics);
     let attrs = Attrs::new().family(Family::Name(family));

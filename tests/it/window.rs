@@ -262,7 +262,13 @@ impl Windowed {
         let stdout = child.stdout.take().expect("stdout");
         BufReader::new(stdout).read_line(&mut line).expect("socket path");
         let socket = line.trim_end().to_owned();
-        let window = run(x.command("xdotool").args(["search", "--sync", "--name", "^paddock$"]));
+        let window = run(x.command("xdotool").args([
+            "search",
+            "--sync",
+            "--onlyvisible",
+            "--name",
+            "^paddock$",
+        ]));
         let window = window.lines().next().expect("paddock's window").to_owned();
         run(x.command("xdotool").args(["windowfocus", "--sync", &window]));
         Windowed { child, socket, window, runtime }

@@ -31,9 +31,10 @@ fn attach(x: &Xvfb, app: &Windowed) -> (Child, String) {
     (child, window)
 }
 
-/// The X windows named paddock.
+/// The X windows named paddock, once shown (a window is shown when it can draw).
 fn windows(x: &Xvfb) -> Vec<String> {
-    let out = x.command("xdotool").args(["search", "--name", "^paddock$"]).output();
+    let out =
+        x.command("xdotool").args(["search", "--onlyvisible", "--name", "^paddock$"]).output();
     let out = out.expect("xdotool search");
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
@@ -322,5 +323,37 @@ fn a_window_that_cannot_open_runs_nothing_and_a_program_that_cannot_start_is_nam
     assert_eq!(out.status.code(), Some(1), "the window's exit status; it said:\n{said}");
     assert!(said.contains("cannot start \"/nonexistent/program\""), "it said:\n{said}");
     wait_for("the second server to stop", || servers() == 0);
+    let _ = std::fs::remove_dir_all(&runtime);
+}
+
+#[test]
+fn a_program_started_with_its_window_starts_at_the_windows_size() {
+    // The server a window starts opens its tabs once the window has said its size (which it
+    // does before its GPU is ready), so the program's first look at its terminal is the size it
+    // is shown at: no SIGWINCH as it starts, no reflow of its first output. Before, it started
+    // at the server's 80x24 and was resized tens of milliseconds later.
+    let x = Xvfb::start();
+    let runtime = runtime_dir("first-size");
+    let seen = runtime.join("seen");
+    let script = format!(
+        "trap 'echo resized >> {seen}' WINCH; stty size >> {seen}; sleep 1; stty size >> {seen}",
+        seen = seen.display()
+    );
+    let out = x
+        .command(PADDOCK)
+        .args(["--exit-with-child", "-e", "sh", "-c", &script])
+        .env("XDG_RUNTIME_DIR", session_run(&runtime))
+        .env("XDG_CONFIG_HOME", runtime.join("config"))
+        .env("XDG_STATE_HOME", runtime.join("state"))
+        .stdout(Stdio::null())
+        .output()
+        .expect("run paddock");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "paddock failed; it said:\n{said}");
+    let seen = std::fs::read_to_string(&seen).expect("the program wrote what it saw");
+    let lines: Vec<&str> = seen.lines().collect();
+    assert_eq!(lines.len(), 2, "the program was resized after it started; it saw:\n{seen}");
+    assert_eq!(lines[0], lines[1], "the program's size changed; it saw:\n{seen}");
+    assert_ne!(lines[0], "24 80", "the program started at the server's own size, not the window's");
     let _ = std::fs::remove_dir_all(&runtime);
 }

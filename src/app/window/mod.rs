@@ -42,7 +42,7 @@ use frame::{FrameBuilder, FrameContext};
 use pacing::FramePacer;
 use panes::Panes;
 use remote::{Remote, RemoteEvent, Took};
-use surface::{GpuInstances, Look, Surface};
+use surface::{FontLoad, GpuInstances, Look, Surface};
 
 enum UserEvent {
     /// A pane parsed output: draw a frame.
@@ -89,6 +89,7 @@ const REATTACH_WINDOW: std::time::Duration = std::time::Duration::from_secs(10);
 /// instance is stopped. Returns the exit code.
 pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
     let signals = SignalListener::start().context("cannot set up signal handling")?;
+    let fonts = FontLoad::start();
     let (event_loop, pending, wake) = event_loop()?;
     let proxy = event_loop.create_proxy();
     let server = Server::start(&options, wake)?;
@@ -103,6 +104,7 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
         Panes::Local(Box::new(server)),
         options.config.clone(),
         pending,
+        fonts,
     );
     let code = drive(event_loop, app)?;
     Ok(code)
@@ -115,14 +117,16 @@ pub struct Display {
     pending: Arc<AtomicBool>,
     wake: Wake,
     signals: SignalListener,
+    fonts: FontLoad,
 }
 
-/// Connect to the display (X11 or Wayland).
+/// Connect to the display (X11 or Wayland); the fonts are read meanwhile.
 pub fn open_display() -> anyhow::Result<Display> {
     // Before any other thread exists: see `signals`.
     let signals = SignalListener::start().context("cannot set up signal handling")?;
+    let fonts = FontLoad::start();
     let (event_loop, pending, wake) = event_loop()?;
-    Ok(Display { event_loop, pending, wake, signals })
+    Ok(Display { event_loop, pending, wake, signals, fonts })
 }
 
 /// Run a window on `display` attached to the paddock server whose attach socket is `socket`,
@@ -134,7 +138,7 @@ pub fn run_attached(
     config: Config,
     config_path: Option<std::path::PathBuf>,
 ) -> anyhow::Result<u8> {
-    let Display { event_loop, pending, wake, signals } = display;
+    let Display { event_loop, pending, wake, signals, fonts } = display;
     let proxy = event_loop.create_proxy();
     // Attaching, and attaching again when the server ended this window but runs on (it fell
     // behind a flood of output, or a replica could not follow): fresh snapshots.
@@ -164,7 +168,7 @@ pub fn run_attached(
             None
         }
     });
-    let mut app = WindowApp::new(&event_loop, Panes::Remote(remote), config, pending);
+    let mut app = WindowApp::new(&event_loop, Panes::Remote(remote), config, pending, fonts);
     app.config_path = config_path;
     app.reattach = Some(attach);
     let code = drive(event_loop, app);
@@ -209,10 +213,12 @@ impl WindowApp {
         panes: Panes,
         config: Config,
         pending: Arc<AtomicBool>,
+        fonts: FontLoad,
     ) -> WindowApp {
         WindowApp {
             panes,
             gpu: GpuInstances::new(event_loop.owned_display_handle()),
+            fonts,
             surface: None,
             pending,
             modifiers: ModifiersState::empty(),
@@ -261,6 +267,8 @@ const EARLY_KEYS: usize = 256;
 struct WindowApp {
     panes: Panes,
     gpu: GpuInstances,
+    /// The fonts, until the surface takes them.
+    fonts: FontLoad,
     surface: Option<Surface>,
     pending: Arc<AtomicBool>,
     modifiers: ModifiersState,
@@ -324,12 +332,15 @@ impl WindowApp {
 
     /// Lay the workspace out in the window's grid.
     fn fit(&mut self) {
-        if let Some(surface) = &self.surface {
-            let grid = surface.grid();
-            if grid != self.panes.area() {
-                self.panes.set_area(grid);
-                self.forget_positions();
-            }
+        if let Some(grid) = self.surface.as_ref().map(Surface::grid) {
+            self.set_grid(grid);
+        }
+    }
+
+    fn set_grid(&mut self, grid: crate::term::TermSize) {
+        if grid != self.panes.area() {
+            self.panes.set_area(grid);
+            self.forget_positions();
         }
     }
 
@@ -635,22 +646,33 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         if self.surface.is_some() {
             return;
         }
-        let attributes = Window::default_attributes().with_title("paddock");
+        // Shown once it can be drawn on: the GPU is made ready after the size is told.
+        let attributes = Window::default_attributes().with_title("paddock").with_visible(false);
         let window = match event_loop.create_window(attributes) {
             Ok(window) => Arc::new(window),
             Err(e) => return self.fail(event_loop, anyhow::anyhow!("cannot open a window: {e}")),
         };
         let mut look = Look::of(&self.config);
         look.font_size = self.font_size;
-        match Surface::new(&mut self.gpu, window, &look) {
+        let scale = window.scale_factor();
+        let typeface = self.fonts.typeface(&look, scale as f32);
+        // The grid is told before the GPU is ready (tens of milliseconds on a software
+        // renderer): a server started for this window opens its tabs once it knows it, so
+        // their programs start at the size they are shown at.
+        self.panes.set_header_rows(1);
+        let size = window.inner_size();
+        let padding = surface::padding_px(look.padding, scale);
+        let grid = surface::grid_in(size.width, size.height, typeface.cell_size(), padding);
+        self.set_grid(grid);
+        match Surface::new(&mut self.gpu, window, &look, typeface) {
             Ok(surface) => self.surface = Some(surface),
             Err(e) => return self.fail(event_loop, e.into()),
         }
         if let Some(surface) = &self.surface {
             surface.window().set_ime_allowed(true);
+            surface.window().set_visible(true);
         }
         self.pace_to_display();
-        self.panes.set_header_rows(1);
         self.fit();
         if let Some(server) = self.panes.local() {
             if let Err(e) = server.open_first_tab() {

@@ -3,17 +3,18 @@
 
 use std::sync::Arc;
 
+use glyphon::FontSystem;
 use winit::event_loop::OwnedDisplayHandle;
 use winit::window::Window;
 
 use super::frame::{Frame, TAB_BAR_ROWS};
 use crate::config::Config;
 use crate::render::gpu::{
-    begin_clear_pass, first_backends, has_render_node, open_on_best_backends,
-    vulkan_drivers_to_disable, GlowPipeline, Gpu, RectPipeline, VULKAN_DRIVERS_DISABLE,
+    begin_clear_pass, has_render_node, open_on_best_backends, vulkan_drivers_to_disable,
+    GlowPipeline, Gpu, RectPipeline, VULKAN_DRIVERS_DISABLE,
 };
 use crate::render::scene::{CellSize, Theme};
-use crate::render::text::{Fonts, TextLayer};
+use crate::render::text::{font_system, Fonts, TextLayer, Typeface};
 use crate::render::RenderError;
 use crate::term::TermSize;
 
@@ -59,27 +60,61 @@ impl Look {
     }
 }
 
-/// The GPU instances a window's surface is tried on: the first backend family's is made before
-/// the window opens (loading its drivers takes a moment that a window on screen would spend
-/// unable to draw), others only if the surface needs them.
+/// The GPU instances a window's surface is tried on, made when the surface is: after the
+/// window has told its size (a server started for it opens its tabs at that size), since
+/// loading the drivers takes tens of milliseconds (a software renderer's compiler).
 pub struct GpuInstances {
     display: OwnedDisplayHandle,
-    first: Option<(wgpu::Backends, wgpu::Instance)>,
 }
 
 impl GpuInstances {
     pub fn new(display: OwnedDisplayHandle) -> GpuInstances {
-        let backends = first_backends();
-        let first = Some((backends, instance_on(&display, backends)));
-        GpuInstances { display, first }
+        GpuInstances { display }
     }
 
     fn instance(&mut self, backends: wgpu::Backends) -> wgpu::Instance {
-        match self.first.take() {
-            Some((made, instance)) if made == backends => instance,
-            _ => instance_on(&self.display, backends),
-        }
+        instance_on(&self.display, backends)
     }
+}
+
+/// The fonts a window draws with, read on a thread of their own while the display opens
+/// (listing the system's fonts takes milliseconds), so that the window knows its grid as soon
+/// as it has its size.
+pub struct FontLoad(Option<std::thread::JoinHandle<FontSystem>>);
+
+impl FontLoad {
+    /// Start reading the fonts. Only reads the environment: see `instance_on` for the one
+    /// write, which comes after `typeface` has waited for this thread.
+    pub fn start() -> FontLoad {
+        let read = || font_system(Fonts::BundledAndSystem);
+        FontLoad(std::thread::Builder::new().name("fonts".into()).spawn(read).ok())
+    }
+
+    /// The fonts, measured for `look` at `scale`, once they are read. A family that is not
+    /// installed is left for `Surface::set_look` to tell.
+    pub fn typeface(&mut self, look: &Look, scale: f32) -> Typeface {
+        let read = self.0.take().and_then(|thread| thread.join().ok());
+        let system = read.unwrap_or_else(|| font_system(Fonts::BundledAndSystem));
+        let mut typeface = Typeface::new(system, look.font_size * scale);
+        typeface.set_family(&look.family);
+        typeface
+    }
+}
+
+/// The grid panes are laid out in, in a window of `width` x `height` pixels: below the tab bar,
+/// inside `padding` pixels, in cells.
+pub fn grid_in(width: u32, height: u32, cell: CellSize, padding: f32) -> TermSize {
+    let top = TAB_BAR_ROWS as f32 * cell.height + padding;
+    let width = width.max(1) as f32 - 2.0 * padding;
+    let height = height.max(1) as f32 - top - padding;
+    let cols = (width / cell.width).floor().max(1.0) as usize;
+    let rows = (height / cell.height).floor().max(1.0) as usize;
+    TermSize::new(cols, rows)
+}
+
+/// The padding in pixels at the window's `scale`.
+pub fn padding_px(padding: u32, scale: f64) -> f32 {
+    (padding as f64 * scale).round() as f32
 }
 
 fn instance_on(display: &OwnedDisplayHandle, backends: wgpu::Backends) -> wgpu::Instance {
@@ -99,7 +134,7 @@ fn instance_on(display: &OwnedDisplayHandle, backends: wgpu::Backends) -> wgpu::
     // running meanwhile (the attach reader and writer, signals, the configuration watcher,
     // and with `--single-process` the server's listeners and sampler) neither start programs
     // nor read the environment through the C library, and Rust's own reads are serialized
-    // with these writes. Offscreen rendering (`Gpu::headless`, run by tests in parallel) never
+    // with these writes; the fonts' thread (`FontLoad`) has ended. Offscreen rendering (`Gpu::headless`, run by tests in parallel) never
     // does this.
     struct Unset;
     impl Drop for Unset {
@@ -117,6 +152,7 @@ impl Surface {
         instances: &mut GpuInstances,
         window: Arc<Window>,
         look: &Look,
+        typeface: Typeface,
     ) -> Result<Surface, RenderError> {
         let (surface, gpu) = open_on_best_backends(
             |backends| {
@@ -163,14 +199,7 @@ impl Surface {
         surface.configure(&gpu.device, &config);
         let rects = RectPipeline::new(&gpu.device, format);
         let glows = GlowPipeline::new(&gpu.device, format);
-        let scale = window.scale_factor() as f32;
-        let text = TextLayer::new(
-            &gpu.device,
-            &gpu.queue,
-            format,
-            look.font_size * scale,
-            Fonts::BundledAndSystem,
-        );
+        let text = TextLayer::with_typeface(&gpu.device, &gpu.queue, format, typeface);
         let mut surface = Surface {
             window,
             surface,
@@ -208,7 +237,7 @@ impl Surface {
     }
 
     fn padding_px(&self) -> f32 {
-        (self.padding as f64 * self.window.scale_factor()).round() as f32
+        padding_px(self.padding, self.window.scale_factor())
     }
 
     pub fn window(&self) -> &Arc<Window> {
@@ -221,13 +250,7 @@ impl Surface {
 
     /// The grid panes are laid out in: the window below the tab bar, in cells.
     pub fn grid(&self) -> TermSize {
-        let cell = self.cell_size();
-        let [left, top] = self.grid_origin();
-        let width = self.config.width as f32 - 2.0 * left;
-        let height = self.config.height as f32 - top - left;
-        let cols = (width / cell.width).floor().max(1.0) as usize;
-        let rows = (height / cell.height).floor().max(1.0) as usize;
-        TermSize::new(cols, rows)
+        grid_in(self.config.width, self.config.height, self.cell_size(), self.padding_px())
     }
 
     /// Follow the window's new size (at least one pixel each way).
