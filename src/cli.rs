@@ -47,8 +47,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub exit_with_child: bool,
     /// A window is about to attach (`paddock` passes it to the server it starts): the first
-    /// tabs open once it has, and with `--exit-with-child` a program that ended before the
-    /// window attached waits for it.
+    /// tabs open once it has and has said its size, and with `--exit-with-child` a program
+    /// that ended before the window attached waits for it.
     #[arg(long, hide = true)]
     pub for_window: bool,
     /// Size of the (virtual) window panes are laid out in, as COLSxROWS (headless).

@@ -33,7 +33,8 @@ pub fn open(args: &RunArgs) -> anyhow::Result<u8> {
         }
         None => {
             let listen = args.listen.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
-            // The server opens its tabs once this window has attached, so it starts while the
+            // The server opens its tabs once this window has attached and said its size (before
+            // its GPU is ready), so it starts while the
             // display opens (on X11 reading the input method's and the keyboard's compose
             // tables takes tens of milliseconds), and a window that cannot open stops it
             // before anything has run.

@@ -84,6 +84,9 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
                 child_exit = Some(1);
                 break 1;
             }
+            // The configuration's problems (opened when the window said its size) go after
+            // the program's tabs, as in a window that owns its panes.
+            server.workspace_mut().refresh_config_notice();
         } else if first_tab_due
             && !server.workspace().attached().ever_attached()
             && !server.awaits_first_window()
@@ -97,7 +100,11 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             child_exit = Some(code);
             break code;
         }
-        server.workspace_mut().sync_windows();
+        // No view before the first tabs: a window that has a layout takes keys and carries out
+        // its bindings, which would then act on no tab (it holds them until it has one).
+        if !first_tab_due {
+            server.workspace_mut().sync_windows();
+        }
         // Nothing to record before the first tabs open: a record with no panes would be told
         // as a lost server by the next start.
         if !first_tab_due {

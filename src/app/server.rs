@@ -27,13 +27,14 @@ use crate::vault::handed::Handed;
 /// How long `--exit-with-child` waits, after the program exits, for the rest of its output.
 const OUTPUT_DRAIN: Duration = Duration::from_secs(5);
 /// How long a server started for a window (`ServerOptions::for_window`) waits for that window
-/// to attach before it ends: it opens its tabs only then, and with `--exit-with-child` a
-/// program that ended waits for it.
+/// to attach before it ends: it opens its tabs only once it has (and said its size), and with
+/// `--exit-with-child` a program that ended waits for it.
 const FIRST_WINDOW_WAIT: Duration = Duration::from_secs(10);
 /// How long a window that attached may take to say its area before the first tabs open at
-/// the server's own (a window says it as soon as it knows its size, before its GPU is ready).
+/// the server's own: a window says it as soon as its window exists, before its GPU is ready,
+/// well within this even on a loaded machine.
 #[cfg(unix)]
-const AREA_WAIT: Duration = Duration::from_secs(1);
+const AREA_WAIT: Duration = Duration::from_secs(5);
 
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
@@ -41,10 +42,10 @@ pub struct ServerOptions {
     pub command: Vec<String>,
     pub exit_with_child: bool,
     /// A window that started this server is about to attach: the first tabs open once a
-    /// window has (the window starts the server while it opens its display, and one that
-    /// cannot open leaves nothing running); with `exit_with_child`, the server ends only once
-    /// it has, so the window is told the program's code rather than finding no server. None
-    /// within `FIRST_WINDOW_WAIT`: the server ends.
+    /// window has, and has said its size (the window starts the server while it opens its
+    /// display, and one that cannot open leaves nothing running); with `exit_with_child`, the
+    /// server ends only once it has, so the window is told the program's code rather than
+    /// finding no server. None within `FIRST_WINDOW_WAIT`: the server ends.
     pub for_window: bool,
     /// The virtual window panes are laid out in.
     pub size: TermSize,

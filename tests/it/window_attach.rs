@@ -339,17 +339,24 @@ fn a_program_started_with_its_window_starts_at_the_windows_size() {
         "trap 'echo resized >> {seen}' WINCH; stty size >> {seen}; sleep 1; stty size >> {seen}",
         seen = seen.display()
     );
-    let out = x
+    let mut paddock = x
         .command(PADDOCK)
         .args(["--exit-with-child", "-e", "sh", "-c", &script])
         .env("XDG_RUNTIME_DIR", session_run(&runtime))
         .env("XDG_CONFIG_HOME", runtime.join("config"))
         .env("XDG_STATE_HOME", runtime.join("state"))
         .stdout(Stdio::null())
-        .output()
-        .expect("run paddock");
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "paddock failed; it said:\n{said}");
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start paddock");
+    let mut status = None;
+    wait_for("the window to end with its program", || {
+        status = paddock.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    let mut said = String::new();
+    std::io::Read::read_to_string(paddock.stderr.as_mut().expect("stderr"), &mut said).unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "paddock failed; it said:\n{said}");
     let seen = std::fs::read_to_string(&seen).expect("the program wrote what it saw");
     let lines: Vec<&str> = seen.lines().collect();
     assert_eq!(lines.len(), 2, "the program was resized after it started; it saw:\n{seen}");

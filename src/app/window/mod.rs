@@ -111,7 +111,8 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
 }
 
 /// The display a window opens on. A server started for the window may be starting meanwhile:
-/// it opens nothing until the window attaches, and is stopped if the display cannot open.
+/// it opens nothing until the window has attached and said its size, and is stopped if the
+/// display cannot open.
 pub struct Display {
     event_loop: EventLoop<UserEvent>,
     pending: Arc<AtomicBool>,

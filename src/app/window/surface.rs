@@ -130,12 +130,12 @@ fn instance_on(display: &OwnedDisplayHandle, backends: wgpu::Backends) -> wgpu::
     };
     // The loader reads its variable when the instance is made, and only then; it is taken out
     // again as soon as it is made (or fails), so that nothing this process starts inherits
-    // it. This runs on the window's main thread before it starts anything; the threads
+    // it. This runs on the window's main thread before it starts any program; the threads
     // running meanwhile (the attach reader and writer, signals, the configuration watcher,
     // and with `--single-process` the server's listeners and sampler) neither start programs
     // nor read the environment through the C library, and Rust's own reads are serialized
-    // with these writes; the fonts' thread (`FontLoad`) has ended. Offscreen rendering (`Gpu::headless`, run by tests in parallel) never
-    // does this.
+    // with these writes; the fonts' thread (`FontLoad`) has ended. Offscreen rendering
+    // (`Gpu::headless`, run by tests in parallel) never does this.
     struct Unset;
     impl Drop for Unset {
         fn drop(&mut self) {
