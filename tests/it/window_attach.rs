@@ -84,6 +84,29 @@ fn type_line(x: &Xvfb, window: &str, line: &str) {
     run(x.command("xdotool").args(["key", "Return"]));
 }
 
+/// `paddock --exit-with-child -e sh -c SCRIPT` in a window on `x`, with `runtime`'s folders,
+/// until it ends: its exit code and what it said on stderr.
+fn window_for(x: &Xvfb, runtime: &Path, script: &str) -> (Option<i32>, String) {
+    let mut paddock = x
+        .command(PADDOCK)
+        .args(["--exit-with-child", "-e", "sh", "-c", script])
+        .env("XDG_RUNTIME_DIR", session_run(runtime))
+        .env("XDG_CONFIG_HOME", runtime.join("config"))
+        .env("XDG_STATE_HOME", runtime.join("state"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start paddock");
+    let mut status = None;
+    wait_for("the window to end with its program", || {
+        status = paddock.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    let mut said = String::new();
+    std::io::Read::read_to_string(paddock.stderr.as_mut().expect("stderr"), &mut said).unwrap();
+    (status.and_then(|s| s.code()), said)
+}
+
 fn gone(child: &mut Child) -> bool {
     child.try_wait().expect("try_wait").is_some()
 }
@@ -248,24 +271,7 @@ fn a_window_on_a_server_that_ends_with_its_program_exits_with_that_programs_code
     // exits with the program's code every time, not with "the server ended as it started" or
     // "connection reset by peer".
     for run in 0..8 {
-        let mut quick = x
-            .command(PADDOCK)
-            .args(["--exit-with-child", "-e", "sh", "-c", "exit 7"])
-            .env("XDG_RUNTIME_DIR", crate::window::session_run(&app.runtime))
-            .env("XDG_CONFIG_HOME", app.runtime.join("config"))
-            .env("XDG_STATE_HOME", app.runtime.join("state"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start paddock");
-        let mut status = None;
-        wait_for("a window whose program ended at once to end", || {
-            status = quick.try_wait().expect("try_wait");
-            status.is_some()
-        });
-        let mut said = String::new();
-        std::io::Read::read_to_string(quick.stderr.as_mut().expect("stderr"), &mut said).unwrap();
-        let code = status.and_then(|s| s.code());
+        let (code, said) = window_for(&x, &app.runtime, "exit 7");
         assert_eq!(code, Some(7), "run {run}: the window's exit status; it said:\n{said}");
     }
     let _ = std::fs::remove_dir_all(&app.runtime);
@@ -339,24 +345,8 @@ fn a_program_started_with_its_window_starts_at_the_windows_size() {
         "trap 'echo resized >> {seen}' WINCH; stty size >> {seen}; sleep 1; stty size >> {seen}",
         seen = seen.display()
     );
-    let mut paddock = x
-        .command(PADDOCK)
-        .args(["--exit-with-child", "-e", "sh", "-c", &script])
-        .env("XDG_RUNTIME_DIR", session_run(&runtime))
-        .env("XDG_CONFIG_HOME", runtime.join("config"))
-        .env("XDG_STATE_HOME", runtime.join("state"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start paddock");
-    let mut status = None;
-    wait_for("the window to end with its program", || {
-        status = paddock.try_wait().expect("try_wait");
-        status.is_some()
-    });
-    let mut said = String::new();
-    std::io::Read::read_to_string(paddock.stderr.as_mut().expect("stderr"), &mut said).unwrap();
-    assert_eq!(status.and_then(|s| s.code()), Some(0), "paddock failed; it said:\n{said}");
+    let (code, said) = window_for(&x, &runtime, &script);
+    assert_eq!(code, Some(0), "paddock failed; it said:\n{said}");
     let seen = std::fs::read_to_string(&seen).expect("the program wrote what it saw");
     let lines: Vec<&str> = seen.lines().collect();
     assert_eq!(lines.len(), 2, "the program was resized after it started; it saw:\n{seen}");
