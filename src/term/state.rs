@@ -592,7 +592,7 @@ impl State {
         if !self.styles.wants_compaction() {
             return;
         }
-        let mut live = vec![false; self.styles.len()];
+        let mut live = self.styles.unmarked();
         let mut mark = |id: super::cell::StyleId| {
             if let Some(slot) = live.get_mut(id.index()) {
                 *slot = true;
@@ -609,8 +609,9 @@ impl State {
             }
         }
         self.scrollback.styles().for_each(&mut mark);
-        let remap = self.styles.compact(&live);
+        self.styles.compact(live);
         let styles = &self.styles;
+        let remap = styles.remap();
         let fix = |pen: &mut Pen| {
             pen.id = remap[pen.id.index()];
             pen.blank = pen.blank.map(|blank| remap[blank.index()]);
@@ -618,10 +619,10 @@ impl State {
             pen.style = *styles.get(pen.id);
         };
         for screen in [&mut self.active, &mut self.inactive] {
-            screen.grid.remap_styles(&remap);
+            screen.grid.remap_styles(remap);
             fix(&mut screen.cursor.pen);
             fix(&mut screen.saved.pen);
         }
-        self.scrollback.remap_styles(&remap);
+        self.scrollback.remap_styles(remap);
     }
 }

@@ -78,6 +78,11 @@ pub struct StyleTable {
     compact_at: usize,
     /// The most styles held at once (measured when compacting), for memory reports.
     peak: usize,
+    /// The last compaction's map, old id → new id, and the marks it was given: kept with
+    /// their memory, as the table's own is, so that a flood of new styles (each cell its own
+    /// truecolor) compacts again and again without faulting fresh pages in every time.
+    remap: Vec<StyleId>,
+    marks: Vec<bool>,
 }
 
 impl Default for StyleTable {
@@ -158,6 +163,8 @@ impl StyleTable {
             link_index,
             compact_at,
             peak,
+            remap: Vec::new(),
+            marks: Vec::new(),
         }
     }
 
@@ -166,31 +173,58 @@ impl StyleTable {
         self.styles.len() >= self.compact_at || self.links.len() >= self.compact_at
     }
 
-    /// Keep only the styles marked live (by id), renumbered densely; returns old id → new id.
-    /// The caller rewrites every cell and pen through the map. Duplicates (a style interned
-    /// again after it left the recent cache) are kept: merging them would cost a hash table
-    /// probe per live style, and the table is bounded by the live cells either way.
-    pub fn compact(&mut self, live: &[bool]) -> Vec<StyleId> {
-        self.peak = self.peak.max(self.styles.len());
-        let old_styles = std::mem::take(&mut self.styles);
+    /// Marks for [`StyleTable::compact`], one per id, all unset.
+    pub fn unmarked(&mut self) -> Vec<bool> {
+        let mut marks = std::mem::take(&mut self.marks);
+        marks.clear();
+        marks.resize(self.styles.len(), false);
+        marks
+    }
+
+    /// Keep only the styles marked live (by id), renumbered densely, in place; `remap` then
+    /// maps old id → new id. The caller rewrites every cell and pen through the map.
+    /// Duplicates (a style interned again after it left the recent cache) are kept: merging
+    /// them would cost a hash table probe per live style, and the table is bounded by the live
+    /// cells either way.
+    pub fn compact(&mut self, live: Vec<bool>) {
+        let len = self.styles.len();
+        self.peak = self.peak.max(len);
         let old_links = std::mem::take(&mut self.links);
         self.link_index.clear();
         self.recent.fill(None);
-        let mut remap = vec![StyleId::DEFAULT; old_styles.len()];
-        for (old, style) in old_styles.into_iter().enumerate() {
+        self.remap.clear();
+        self.remap.resize(len, StyleId::DEFAULT);
+        let mut kept = 0;
+        for old in 0..len {
             // The default style keeps id 0 whether or not a cell uses it.
             if old != 0 && !live.get(old).copied().unwrap_or(false) {
                 continue;
             }
-            let mut style = style;
+            let mut style = self.styles[old];
             style.hyperlink = style.hyperlink.and_then(|link| {
                 old_links.get(link.0 as usize).map(|l| self.intern_link(l.clone()))
             });
-            remap[old] = StyleId(self.styles.len() as u32);
-            self.styles.push(style);
+            self.remap[old] = StyleId(kept as u32);
+            // `kept <= old`: the styles still to read are never overwritten.
+            self.styles[kept] = style;
+            kept += 1;
+        }
+        self.styles.truncate(kept);
+        self.marks = live;
+        // The memory stays for the next growth, unless most of it went for good (a flood's
+        // scrollback cleared): then it goes back.
+        let keep = 2 * kept.max(COMPACT_FLOOR);
+        if self.styles.capacity() > 2 * keep {
+            self.styles.shrink_to(keep);
+            self.remap.shrink_to(keep);
+            self.marks.shrink_to(keep);
         }
         self.compact_at = (self.styles.len().max(self.links.len()) * 2).max(COMPACT_FLOOR);
-        remap
+    }
+
+    /// The last compaction's map from old ids to new ones.
+    pub fn remap(&self) -> &[StyleId] {
+        &self.remap
     }
 }
 
@@ -220,9 +254,10 @@ mod tests {
         let dead = table.intern(red());
         let live_style = Style { hyperlink: Some(link), ..red() };
         let live = table.intern(Style { bg: Color::Rgb(1, 2, 3), ..live_style });
-        let mut marks = vec![false; table.len()];
+        let mut marks = table.unmarked();
         marks[live.index()] = true;
-        let remap = table.compact(&marks);
+        table.compact(marks);
+        let remap = table.remap();
         assert_eq!(table.len(), 2);
         let new = remap[live.index()];
         assert_eq!(table.get(new).bg, Color::Rgb(1, 2, 3));
