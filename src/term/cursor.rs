@@ -71,17 +71,30 @@ impl Charsets {
 
 /// The style applied to printed characters, with its interned ids cached: `id` for printed
 /// cells, `blank` for cells erased with this pen (only the background survives an erase),
-/// interned on first use since most pens never erase anything.
+/// each interned on first use: most pens never erase anything, and a pen that changes again
+/// before anything is printed with it (`ESC[38;2;…m ESC[48;2;…m`, a truecolor cell's
+/// foreground then background) never needs its first style in the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pen {
     pub style: Style,
-    pub id: StyleId,
+    pub id: Option<StyleId>,
     pub blank: Option<StyleId>,
 }
 
 impl Default for Pen {
     fn default() -> Self {
-        Pen { style: Style::default(), id: StyleId::DEFAULT, blank: Some(StyleId::DEFAULT) }
+        Pen { style: Style::default(), id: Some(StyleId::DEFAULT), blank: Some(StyleId::DEFAULT) }
+    }
+}
+
+impl Pen {
+    /// The id of the pen's style in `styles`, interned now if it is not yet.
+    #[inline(always)]
+    pub fn id_in(&mut self, styles: &mut super::styles::StyleTable) -> StyleId {
+        match self.id {
+            Some(id) => id,
+            None => *self.id.insert(styles.intern(self.style)),
+        }
     }
 }
 

@@ -176,11 +176,12 @@ impl State {
                     cells[col].flags() | cells[col + 1].flags() == 0
                 };
                 if plain {
+                    let id = cursor.pen.id_in(&mut self.styles);
                     if width == 1 {
-                        cells[col] = Cell::new(c, 0, cursor.pen.id);
+                        cells[col] = Cell::new(c, 0, id);
                     } else {
-                        cells[col] = Cell::new(c, Cell::WIDE, cursor.pen.id);
-                        cells[col + 1] = Cell::new(' ', Cell::WIDE_SPACER, cursor.pen.id);
+                        cells[col] = Cell::new(c, Cell::WIDE, id);
+                        cells[col + 1] = Cell::new(' ', Cell::WIDE_SPACER, id);
                     }
                     let next = col + width;
                     if next < cols {
@@ -264,7 +265,8 @@ impl State {
                 grid.row_mut(line - 1).cells_mut()[last_col].set_flag(Cell::LEADING_SPACER, false);
             }
         }
-        grid.row_mut(line).set(col, Cell::new(c, flags, cursor.pen.id));
+        let id = cursor.pen.id_in(&mut self.styles);
+        grid.row_mut(line).set(col, Cell::new(c, flags, id));
     }
 
     /// A zero-width character joins the character before the cursor.
@@ -526,8 +528,7 @@ impl State {
             *pen = Pen::default();
             return;
         }
-        let id = self.styles.intern(style);
-        *pen = Pen { style, id, blank: None };
+        *pen = Pen { style, id: None, blank: None };
     }
 
     // ---- screens --------------------------------------------------------------------------
@@ -592,6 +593,13 @@ impl State {
         if !self.styles.wants_compaction() {
             return;
         }
+        // A pen's style may name a hyperlink, which compaction renumbers: every pen is in the
+        // table first, and its style is read back from it after.
+        for screen in [&mut self.active, &mut self.inactive] {
+            for pen in [&mut screen.cursor.pen, &mut screen.saved.pen] {
+                pen.id_in(&mut self.styles);
+            }
+        }
         let mut live = self.styles.unmarked();
         let mut mark = |id: super::cell::StyleId| {
             if let Some(slot) = live.get_mut(id.index()) {
@@ -604,7 +612,7 @@ impl State {
                 row.cells().iter().for_each(|c| mark(c.style()));
             }
             for pen in [screen.cursor.pen, screen.saved.pen] {
-                mark(pen.id);
+                pen.id.map(&mut mark);
                 pen.blank.map(&mut mark);
             }
         }
@@ -613,10 +621,12 @@ impl State {
         let styles = &self.styles;
         let remap = styles.remap();
         let fix = |pen: &mut Pen| {
-            pen.id = remap[pen.id.index()];
+            pen.id = pen.id.map(|id| remap[id.index()]);
             pen.blank = pen.blank.map(|blank| remap[blank.index()]);
             // The pen's hyperlink id was renumbered with the table.
-            pen.style = *styles.get(pen.id);
+            if let Some(id) = pen.id {
+                pen.style = *styles.get(id);
+            }
         };
         for screen in [&mut self.active, &mut self.inactive] {
             screen.grid.remap_styles(remap);

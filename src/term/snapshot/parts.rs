@@ -123,7 +123,7 @@ pub fn load_state(r: &mut Reader<'_>) -> Result<State, SnapshotError> {
     let styles = &state.styles;
     for screen in [&mut state.active, &mut state.inactive] {
         for pen in [&mut screen.cursor.pen, &mut screen.saved.pen] {
-            pen.style = *styles.get(pen.id);
+            pen.style = pen.id.map_or(Style::default(), |id| *styles.get(id));
         }
     }
     Ok(state)
@@ -262,7 +262,12 @@ fn save_cursor(cursor: &Cursor, numbering: &mut Numbering<'_>, w: &mut Writer) {
     w.usize(cursor.row);
     w.usize(cursor.col);
     w.bool(cursor.pending_wrap);
-    w.u32(numbering.id(cursor.pen.id).0);
+    let pen = &cursor.pen;
+    let id = match pen.id {
+        Some(id) => numbering.id(id),
+        None => numbering.style(pen.style),
+    };
+    w.u32(id.0);
     w.bool(cursor.pen.blank.is_some());
     w.u32(cursor.pen.blank.map_or(0, |id| numbering.id(id).0));
     for slot in cursor.charsets.slots {
@@ -284,7 +289,7 @@ fn load_cursor(r: &mut Reader<'_>, cols: usize, lines: usize) -> Result<Cursor, 
     }
     let active = r.up_to(3, "a character set")?;
     // The style is the one `id` names, set once the table is read (`load_state`).
-    let pen = Pen { style: Style::default(), id, blank: has_blank.then_some(blank) };
+    let pen = Pen { style: Style::default(), id: Some(id), blank: has_blank.then_some(blank) };
     Ok(Cursor { row, col, pending_wrap, pen, charsets: Charsets { slots, active } })
 }
 
@@ -344,7 +349,7 @@ pub(super) fn load_style(r: &mut Reader<'_>) -> Result<Style, SnapshotError> {
 fn check_ids(state: &State, styles: &WireStyles) -> Result<(), SnapshotError> {
     let known = |id: StyleId| id.index() < styles.len();
     let row_ok = |row: &Row| row.cells().iter().all(|c| known(c.style()));
-    let cursor_ok = |c: &Cursor| known(c.pen.id) && c.pen.blank.is_none_or(known);
+    let cursor_ok = |c: &Cursor| c.pen.id.is_some_and(known) && c.pen.blank.is_none_or(known);
     let screen_ok = |s: &Screen| {
         s.grid.rows().iter().all(row_ok) && cursor_ok(&s.cursor) && cursor_ok(&s.saved)
     };

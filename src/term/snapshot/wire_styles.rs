@@ -81,14 +81,19 @@ impl<'a> Numbering<'a> {
         if let Some(&wire) = self.by_id.get(&id.0) {
             return wire;
         }
-        let mut style = *self.table.get(id);
+        let wire = self.style(*self.table.get(id));
+        self.by_id.insert(id.0, wire);
+        wire
+    }
+
+    /// The wire number of `style`, a style of the model's (a pen's not yet in its table).
+    pub fn style(&mut self, mut style: Style) -> StyleId {
         style.hyperlink = style.hyperlink.and_then(|link| self.link(link));
         let next = StyleId(self.out.styles.len() as u32);
         let wire = *self.by_style.entry(style).or_insert(next);
         if wire == next {
             self.out.styles.push(style);
         }
-        self.by_id.insert(id.0, wire);
         wire
     }
 
