@@ -368,6 +368,39 @@ fn style_table_stays_bounded_under_a_truecolor_flood() {
 }
 
 #[test]
+fn a_style_replaced_before_anything_is_printed_never_enters_the_table() {
+    let mut t = term(10, 2);
+    let before = t.style_count();
+    // A truecolor cell as programs write it: the foreground, then the background.
+    t.advance(b"\x1b[38;2;1;2;3m\x1b[48;2;4;5;6m\x1b[1mx");
+    assert_eq!(t.style_count(), before + 1, "only the style printed with is in the table");
+    let style = t.style(t.rows()[0].cell(0).style());
+    assert_eq!((style.fg, style.bg), (Color::Rgb(1, 2, 3), Color::Rgb(4, 5, 6)));
+    assert!(style.flags.contains(StyleFlags::BOLD));
+}
+
+#[test]
+fn a_saved_pens_link_survives_compactions_before_it_prints() {
+    // A link on the pen, saved (DECSC) before anything is printed with it; a flood of styles
+    // then compacts the table, and an earlier link that scrolled away makes the saved one's
+    // number change. Restored (DECRC), the pen still prints its own link.
+    let mut t = term(100, 10);
+    t.advance(b"\x1b]8;;https://gone\x07d\x1b]8;;https://kept\x07\x1b[31m\x1b7\x1b]8;;\x07");
+    let mut flood = String::new();
+    for i in 0..30_000u32 {
+        flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
+    }
+    t.advance(flood.as_bytes());
+    t.advance(b"\x1b8y");
+    let cell = t.rows()[0].cell(1);
+    assert_eq!(cell.ch(), 'y');
+    let style = t.style(cell.style());
+    assert_eq!(style.fg, Color::Indexed(1));
+    let link = style.hyperlink.and_then(|id| t.hyperlink(id)).map(|l| l.uri.as_str());
+    assert_eq!(link, Some("https://kept"));
+}
+
+#[test]
 fn scrollback_costs_about_a_byte_per_cell_of_text() {
     let mut t = Terminal::new(TermSize::new(80, 24), TermConfig { scrollback_lines: 10_000 });
     for i in 0..20_000 {
