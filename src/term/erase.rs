@@ -79,7 +79,11 @@ impl State {
             }
             2 if how == Erase::All && !self.mode(Modes::ALT_SCREEN) => self.clear_viewport(),
             2 => self.erase_rows(0..lines, how),
-            3 => self.scrollback.clear(),
+            3 => {
+                self.scrollback.clear();
+                // The styles only those rows used go at the next compaction, now.
+                self.styles.compact_soon();
+            }
             _ => {}
         }
     }

@@ -1,6 +1,7 @@
 //! The style table: the [`Style`]s cells use, referred to by [`StyleId`].
 //!
-//! Styles are interned when the pen changes (an SGR sequence), never per printed character.
+//! A pen's style is interned when something is first printed with it (`Pen::id_in`), never per
+//! printed character.
 //! Lookups go through a small cache of recently interned styles, not a global index: a program
 //! that cycles through a few dozen styles gets the same ids back, and one that paints every cell
 //! in a new truecolor costs an append, not a cache-missing probe into a large hash table. The
@@ -168,6 +169,12 @@ impl StyleTable {
         }
     }
 
+    /// Compact at the next check (most cells went at once: the scrollback was cleared), if
+    /// the table is past the size never compacted.
+    pub fn compact_soon(&mut self) {
+        self.compact_at = self.compact_at.min(self.styles.len().max(COMPACT_FLOOR));
+    }
+
     /// Whether the table has grown enough since the last compaction to be worth one.
     pub fn wants_compaction(&self) -> bool {
         self.styles.len() >= self.compact_at || self.links.len() >= self.compact_at
@@ -177,6 +184,7 @@ impl StyleTable {
     pub fn unmarked(&mut self) -> Vec<bool> {
         let mut marks = std::mem::take(&mut self.marks);
         marks.clear();
+        fit(&mut marks, self.styles.len());
         marks.resize(self.styles.len(), false);
         marks
     }
@@ -193,6 +201,7 @@ impl StyleTable {
         self.link_index.clear();
         self.recent.fill(None);
         self.remap.clear();
+        fit(&mut self.remap, len);
         self.remap.resize(len, StyleId::DEFAULT);
         let mut kept = 0;
         for old in 0..len {
@@ -210,21 +219,24 @@ impl StyleTable {
             kept += 1;
         }
         self.styles.truncate(kept);
+        fit(&mut self.styles, kept);
         self.marks = live;
-        // The memory stays for the next growth, unless most of it went for good (a flood's
-        // scrollback cleared): then it goes back.
-        let keep = 2 * kept.max(COMPACT_FLOOR);
-        if self.styles.capacity() > 2 * keep {
-            self.styles.shrink_to(keep);
-            self.remap.shrink_to(keep);
-            self.marks.shrink_to(keep);
-        }
         self.compact_at = (self.styles.len().max(self.links.len()) * 2).max(COMPACT_FLOOR);
     }
 
     /// The last compaction's map from old ids to new ones.
     pub fn remap(&self) -> &[StyleId] {
         &self.remap
+    }
+}
+
+/// Keep `buffer`'s memory for the next round (a flood of new styles grows the table again to
+/// about this size) unless it holds far more than `needed`: most of it went for good (a
+/// flood's scrollback cleared, found at the next compaction), and it goes back.
+fn fit<T>(buffer: &mut Vec<T>, needed: usize) {
+    let needed = needed.max(COMPACT_FLOOR);
+    if buffer.capacity() > 4 * needed {
+        buffer.shrink_to(2 * needed);
     }
 }
 
@@ -264,5 +276,26 @@ mod tests {
         let new_link = table.get(new).hyperlink.expect("link kept");
         assert_eq!(table.link(new_link).map(|l| l.uri.as_str()), Some("https://a"));
         assert_eq!(remap[dead.index()], StyleId::DEFAULT);
+    }
+
+    #[test]
+    fn a_table_that_shrank_gives_its_memory_back() {
+        let mut table = StyleTable::default();
+        let many = 200_000u32;
+        for i in 0..many {
+            table.intern(Style {
+                fg: Color::Rgb(i as u8, (i >> 8) as u8, (i >> 16) as u8),
+                ..red()
+            });
+        }
+        let marks = table.unmarked();
+        table.compact(marks);
+        // Nothing live: the table, its map and its marks go back to about the floor.
+        let marks = table.unmarked();
+        table.compact(marks);
+        let most = 2 * COMPACT_FLOOR;
+        assert!(table.styles.capacity() <= most, "{} styles' room", table.styles.capacity());
+        assert!(table.remap.capacity() <= most, "{} ids' room", table.remap.capacity());
+        assert!(table.marks.capacity() <= most, "{} marks' room", table.marks.capacity());
     }
 }

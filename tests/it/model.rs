@@ -368,6 +368,21 @@ fn style_table_stays_bounded_under_a_truecolor_flood() {
 }
 
 #[test]
+fn clearing_the_scrollback_lets_its_styles_go() {
+    let mut t = Terminal::new(TermSize::new(100, 10), TermConfig { scrollback_lines: 1_000 });
+    let mut flood = String::new();
+    for i in 0..50_000u32 {
+        flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
+    }
+    t.advance(flood.as_bytes());
+    assert!(t.style_count() > 20_000, "the flood's styles are held: {}", t.style_count());
+    // ED 3 and a screen cleared: what is left uses one style; the table follows at once,
+    // not once it has doubled again.
+    t.advance(b"\x1b[0m\x1b[3J\x1b[2J\x1b[3J\x1b[Hok");
+    assert!(t.style_count() <= 4096, "styles held after the clear: {}", t.style_count());
+}
+
+#[test]
 fn a_style_replaced_before_anything_is_printed_never_enters_the_table() {
     let mut t = term(10, 2);
     let before = t.style_count();
