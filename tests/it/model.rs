@@ -342,15 +342,20 @@ fn the_alternate_screen_is_cut_not_reflowed() {
     assert_eq!(t.screen_text(), "\nxy\ncursor 1 2\n");
 }
 
+/// `cells` characters, each in a truecolor of its own.
+fn truecolor_flood(cells: u32) -> String {
+    let mut flood = String::new();
+    for i in 0..cells {
+        flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
+    }
+    flood
+}
+
 #[test]
 fn style_table_stays_bounded_under_a_truecolor_flood() {
     let mut t = Terminal::new(TermSize::new(100, 10), TermConfig { scrollback_lines: 100 });
     // All in one call, as `paddock replay` does with a whole file.
-    let mut flood = String::new();
-    for i in 0..200_000u32 {
-        flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
-    }
-    t.advance(flood.as_bytes());
+    t.advance(truecolor_flood(200_000).as_bytes());
     // The grid plus scrollback hold 11,000 cells, so at most that many styles are live; the
     // table is compacted at twice that, checked every 64 KiB (about 2,700 new styles here).
     assert!(t.style_count() <= 2 * 11_000 + 4096, "style table holds {}", t.style_count());
@@ -370,11 +375,7 @@ fn style_table_stays_bounded_under_a_truecolor_flood() {
 #[test]
 fn clearing_the_scrollback_lets_its_styles_go() {
     let mut t = Terminal::new(TermSize::new(100, 10), TermConfig { scrollback_lines: 1_000 });
-    let mut flood = String::new();
-    for i in 0..50_000u32 {
-        flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
-    }
-    t.advance(flood.as_bytes());
+    t.advance(truecolor_flood(50_000).as_bytes());
     assert!(t.style_count() > 20_000, "the flood's styles are held: {}", t.style_count());
     // ED 3 and a screen cleared: what is left uses one style; the table follows at once,
     // not once it has doubled again.
@@ -401,11 +402,7 @@ fn a_saved_pens_link_survives_compactions_before_it_prints() {
     // number change. Restored (DECRC), the pen still prints its own link.
     let mut t = term(100, 10);
     t.advance(b"\x1b]8;;https://gone\x07d\x1b]8;;https://kept\x07\x1b[31m\x1b7\x1b]8;;\x07");
-    let mut flood = String::new();
-    for i in 0..30_000u32 {
-        flood.push_str(&format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16));
-    }
-    t.advance(flood.as_bytes());
+    t.advance(truecolor_flood(30_000).as_bytes());
     t.advance(b"\x1b8y");
     let cell = t.rows()[0].cell(1);
     assert_eq!(cell.ch(), 'y');
