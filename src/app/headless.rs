@@ -100,14 +100,11 @@ pub fn run(options: ServerOptions) -> anyhow::Result<u8> {
             child_exit = Some(code);
             break code;
         }
-        // No view before the first tabs: a window that has a layout takes keys and carries out
-        // its bindings, which would then act on no tab (it holds them until it has one).
+        // Nothing before the first tabs: a window that has a layout takes keys and carries out
+        // its bindings, which would then act on no tab (it holds them until it has one), and a
+        // record with no panes would be told as a lost server by the next start.
         if !first_tab_due {
             server.workspace_mut().sync_windows();
-        }
-        // Nothing to record before the first tabs open: a record with no panes would be told
-        // as a lost server by the next start.
-        if !first_tab_due {
             server.keep_record();
         }
     };

@@ -60,9 +60,7 @@ impl AttachServer {
     pub fn path(&self) -> &Path {
         &self.path
     }
-}
 
-impl AttachServer {
     /// Take no more windows (the instance is ending).
     pub fn stop_listening(&self) {
         stop_listening(&self.path, &self.shutdown);
@@ -71,7 +69,7 @@ impl AttachServer {
 
 impl Drop for AttachServer {
     fn drop(&mut self) {
-        stop_listening(&self.path, &self.shutdown);
+        self.stop_listening();
     }
 }
 

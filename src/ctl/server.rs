@@ -124,9 +124,7 @@ impl ControlServer {
     pub fn calls(&self) -> &Receiver<Call> {
         &self.calls
     }
-}
 
-impl ControlServer {
     /// Take no more connections: an instance that is ending is not found by the next one.
     pub fn stop_listening(&self) {
         stop_listening(&self.path, &self.shutdown);
@@ -135,7 +133,7 @@ impl ControlServer {
 
 impl Drop for ControlServer {
     fn drop(&mut self) {
-        stop_listening(&self.path, &self.shutdown);
+        self.stop_listening();
     }
 }
 

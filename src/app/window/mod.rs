@@ -42,7 +42,7 @@ use frame::{FrameBuilder, FrameContext};
 use pacing::FramePacer;
 use panes::Panes;
 use remote::{Remote, RemoteEvent, Took};
-use surface::{FontLoad, GpuInstances, Look, Surface};
+use surface::{FontLoad, Look, Surface};
 
 enum UserEvent {
     /// A pane parsed output: draw a frame.
@@ -202,7 +202,7 @@ fn drive(event_loop: EventLoop<UserEvent>, mut app: WindowApp) -> anyhow::Result
             // program ended. The clipboard is still dropped: it hands what was copied to the
             // desktop's clipboard manager.
             std::mem::forget(app.surface);
-            std::mem::forget(app.gpu);
+            std::mem::forget(app.display);
         }
     }
     Ok(code)
@@ -218,7 +218,7 @@ impl WindowApp {
     ) -> WindowApp {
         WindowApp {
             panes,
-            gpu: GpuInstances::new(event_loop.owned_display_handle()),
+            display: event_loop.owned_display_handle(),
             fonts,
             surface: None,
             pending,
@@ -267,7 +267,8 @@ const EARLY_KEYS: usize = 256;
 
 struct WindowApp {
     panes: Panes,
-    gpu: GpuInstances,
+    /// The display the window's GPU instances are made for.
+    display: winit::event_loop::OwnedDisplayHandle,
     /// The fonts, until the surface takes them.
     fonts: FontLoad,
     surface: Option<Surface>,
@@ -665,7 +666,7 @@ impl ApplicationHandler<UserEvent> for WindowApp {
         let padding = surface::padding_px(look.padding, scale);
         let grid = surface::grid_in(size.width, size.height, typeface.cell_size(), padding);
         self.set_grid(grid);
-        match Surface::new(&mut self.gpu, window, &look, typeface) {
+        match Surface::new(&self.display, window, &look, typeface) {
             Ok(surface) => self.surface = Some(surface),
             Err(e) => return self.fail(event_loop, e.into()),
         }

@@ -60,23 +60,6 @@ impl Look {
     }
 }
 
-/// The GPU instances a window's surface is tried on, made when the surface is: after the
-/// window has told its size (a server started for it opens its tabs at that size), since
-/// loading the drivers takes tens of milliseconds (a software renderer's compiler).
-pub struct GpuInstances {
-    display: OwnedDisplayHandle,
-}
-
-impl GpuInstances {
-    pub fn new(display: OwnedDisplayHandle) -> GpuInstances {
-        GpuInstances { display }
-    }
-
-    fn instance(&mut self, backends: wgpu::Backends) -> wgpu::Instance {
-        instance_on(&self.display, backends)
-    }
-}
-
 /// The fonts a window draws with, read on a thread of their own while the display opens
 /// (listing the system's fonts takes milliseconds), so that the window knows its grid as soon
 /// as it has its size.
@@ -148,15 +131,18 @@ fn instance_on(display: &OwnedDisplayHandle, backends: wgpu::Backends) -> wgpu::
 }
 
 impl Surface {
+    /// The surface for `window` on `display`. Its GPU instances are made here, after the window
+    /// has told its size (a server started for it opens its tabs at that size), since loading
+    /// the drivers takes tens of milliseconds (a software renderer's compiler).
     pub fn new(
-        instances: &mut GpuInstances,
+        display: &OwnedDisplayHandle,
         window: Arc<Window>,
         look: &Look,
         typeface: Typeface,
     ) -> Result<Surface, RenderError> {
         let (surface, gpu) = open_on_best_backends(
             |backends| {
-                let instance = instances.instance(backends);
+                let instance = instance_on(display, backends);
                 let surface = instance
                     .create_surface(window.clone())
                     .map_err(|e| RenderError::Device(e.to_string()))?;
